@@ -1,0 +1,62 @@
+// Non-variadic C entry points for what Swift cannot call directly: libvips' variadic operations
+// (optional arguments are NULL-terminated varargs) and FFmpeg's function-like macros.
+// Every function returns 0 on success and -1 on failure, with the library's message in its
+// error buffer (see pm_vips_error_take).
+#ifndef PUSHMEDIA_SHIMS_H
+#define PUSHMEDIA_SHIMS_H
+
+#include <stddef.h>
+#include <vips/vips.h>
+#include <libavutil/error.h>
+
+// ---- libvips set-up -------------------------------------------------------------------------
+
+/// vips_init plus PushMedia's process-wide settings; safe to call more than once (runs once).
+int pm_vips_startup(const char *argv0);
+/// Takes the text of vips' error buffer and clears it. Free with g_free. Never NULL.
+char *pm_vips_error_take(void);
+
+// ---- loading --------------------------------------------------------------------------------
+
+/// Opens an image from a file descriptor source, reading only its header.
+/// fail_on: a VipsFailOn value. n: pages to load (1, or -1 for all).
+VipsImage *pm_image_new_from_source(VipsSource *source, int fail_on, int n);
+/// Opens an image from memory (for tests and re-probing outputs). access: random.
+VipsImage *pm_image_new_from_buffer(const void *buf, size_t len);
+
+/// vips_thumbnail_source: shrink-on-load, auto-orient, colour-manage to sRGB, downsize only.
+int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
+                        int fail_on, int linear);
+
+// ---- operations -----------------------------------------------------------------------------
+
+int pm_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
+int pm_cast(VipsImage *in, VipsImage **out, VipsBandFormat format);
+int pm_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
+int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n);
+/// Lanczos3 resize by hscale, vscale.
+int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
+/// Smartcrop returning the crop and the attention centre it used.
+int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
+                 VipsInteresting interesting, int *attention_x, int *attention_y);
+int pm_min(VipsImage *in, double *out);
+int pm_avg(VipsImage *in, double *out);
+/// Reads one pixel; values is caller-allocated with room for max_bands doubles.
+int pm_getpoint(VipsImage *in, int x, int y, double *values, int max_bands, int *n);
+
+// ---- saving ---------------------------------------------------------------------------------
+
+int pm_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
+                       int optimize_coding, int interlace);
+/// palette: quantize with libimagequant to 2^bitdepth colours.
+int pm_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int compression,
+                      int palette, int bitdepth);
+
+// ---- FFmpeg macros --------------------------------------------------------------------------
+
+int pm_averror(int posix_errno);
+int pm_averror_eof(void);
+/// av_strerror into buf (av_err2str is a macro).
+void pm_av_strerror(int errnum, char *buf, size_t size);
+
+#endif

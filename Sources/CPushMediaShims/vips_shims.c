@@ -1,0 +1,120 @@
+#include "PushMediaShims.h"
+#include <stdlib.h>
+#include <string.h>
+
+static GOnce startup_once = G_ONCE_INIT;
+static int startup_result = 0;
+
+static void drop_vips_warning(const gchar *domain, GLogLevelFlags level, const gchar *message,
+                              gpointer data) {
+    // Decoder warnings (e.g. "premature end of JPEG") go to stderr by default. PushMedia turns
+    // the ones that matter into errors with fail_on; the rest are noise in batch output.
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
+static gpointer do_startup(gpointer argv0) {
+    if (VIPS_INIT((const char *)argv0) != 0) {
+        startup_result = -1;
+        return NULL;
+    }
+    // Each item opens different files: the operation cache would only keep their pixels alive.
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    if (getenv("PUSHMEDIA_VIPS_WARNINGS") == NULL) {
+        g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, drop_vips_warning, NULL);
+    }
+    return NULL;
+}
+
+int pm_vips_startup(const char *argv0) {
+    g_once(&startup_once, do_startup, (gpointer)argv0);
+    return startup_result;
+}
+
+char *pm_vips_error_take(void) {
+    char *text = vips_error_buffer_copy();
+    return text ? text : g_strdup("");
+}
+
+VipsImage *pm_image_new_from_source(VipsSource *source, int fail_on, int n) {
+    // Only multi-page loaders (GIF, WebP, TIFF, HEIF) take "n".
+    if (n == 1) {
+        return vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", (VipsFailOn)fail_on, NULL);
+    }
+    return vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                      "fail_on", (VipsFailOn)fail_on, "n", n, NULL);
+}
+
+VipsImage *pm_image_new_from_buffer(const void *buf, size_t len) {
+    return vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_RANDOM, NULL);
+}
+
+int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
+                        int fail_on, int linear) {
+    // libvips 8.14 does not hand thumbnail's own fail_on to a source loader: pass it in the
+    // loader's option string as well.
+    const char *nick = vips_enum_nick(VIPS_TYPE_FAIL_ON, fail_on);
+    char options[64];
+    snprintf(options, sizeof(options), "fail_on=%s", nick ? nick : "truncated");
+    return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                                 "export_profile", "srgb", "fail_on", (VipsFailOn)fail_on,
+                                 "option_string", options, "linear", linear, NULL);
+}
+
+int pm_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
+    return vips_colourspace(in, out, space, NULL);
+}
+
+int pm_cast(VipsImage *in, VipsImage **out, VipsBandFormat format) {
+    return vips_cast(in, out, format, NULL);
+}
+
+int pm_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
+    return vips_extract_band(in, out, band, "n", n, NULL);
+}
+
+int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+}
+
+int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
+                 VipsInteresting interesting, int *attention_x, int *attention_y) {
+    return vips_smartcrop(in, out, width, height, "interesting", interesting,
+                          "attention_x", attention_x, "attention_y", attention_y, NULL);
+}
+
+int pm_min(VipsImage *in, double *out) { return vips_min(in, out, NULL); }
+
+int pm_avg(VipsImage *in, double *out) { return vips_avg(in, out, NULL); }
+
+int pm_getpoint(VipsImage *in, int x, int y, double *values, int max_bands, int *n) {
+    double *vector = NULL;
+    int count = 0;
+    if (vips_getpoint(in, &vector, &count, x, y, NULL) != 0) return -1;
+    int copy = count < max_bands ? count : max_bands;
+    memcpy(values, vector, sizeof(double) * (size_t)copy);
+    *n = copy;
+    g_free(vector);
+    return 0;
+}
+
+int pm_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
+                       int optimize_coding, int interlace) {
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, "optimize_coding", optimize_coding,
+                                "interlace", interlace, "strip", TRUE, NULL);
+}
+
+int pm_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int compression,
+                      int palette, int bitdepth) {
+    if (palette) {
+        return vips_pngsave_buffer(in, buf, len, "compression", compression, "palette", TRUE,
+                                   "bitdepth", bitdepth, "Q", 100, "effort", 7, "strip", TRUE,
+                                   NULL);
+    }
+    return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", TRUE, NULL);
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Lists the files of an input folder: recursively, hidden files and folders skipped, sorted,
+/// never descending into the output folder.
+public enum InputScanner {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public static func files(in root: URL, excluding excluded: [URL] = []) throws -> [InputFile] {
+        let root = root.standardizedFileURL.resolvingSymlinksInPath()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
+            throw Failure(description: "input folder \(root.path) does not exist")
+        }
+        guard isDirectory.boolValue else { throw Failure(description: "\(root.path) is not a folder") }
+        let excludedPaths = Set(excluded.map { $0.standardizedFileURL.resolvingSymlinksInPath().path })
+
+        var out: [InputFile] = []
+        func walk(_ folder: URL, _ prefix: String) throws {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            } catch {
+                throw Failure(description: "cannot list \(folder.path): \(error.localizedDescription)")
+            }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                let url = folder.appendingPathComponent(name)
+                let relative = prefix.isEmpty ? name : prefix + "/" + name
+                var info = stat()
+                guard lstat(url.path, &info) == 0 else { continue }
+                let type = info.st_mode & S_IFMT
+                if type == S_IFDIR {
+                    if excludedPaths.contains(url.standardizedFileURL.path) { continue }
+                    try walk(url, relative)
+                } else if type == S_IFREG || type == S_IFLNK {
+                    // Links to folders are not followed (no loops); links to files, even broken
+                    // ones, are inputs (a broken one fails as unreadable, but is not lost).
+                    var target = stat()
+                    if type == S_IFLNK, stat(url.path, &target) == 0, target.st_mode & S_IFMT == S_IFDIR { continue }
+                    out.append(InputFile(path: url.path, source: relative))
+                }
+            }
+        }
+        try walk(root, "")
+        return out.sorted { $0.source < $1.source }
+    }
+}

@@ -1,0 +1,52 @@
+import PushMediaModel
+
+/// A container/file format recognised from its first bytes.
+public enum MediaFormat: String, Sendable, CaseIterable, Codable {
+    // Still or animated images.
+    case jpeg, png, gif, webp, heif, avif, tiff
+    // Movies.
+    case mp4, quicktime, matroska, avi, mpegProgramStream = "mpeg-ps", mpegTransportStream = "mpeg-ts"
+    // Audio.
+    case mp3, m4a, wav, aiff, ogg, flac
+
+    /// The kind before a closer look (a GIF or WebP may turn out to be animated, an Ogg a movie).
+    public var kind: MediaKind {
+        switch self {
+        case .jpeg, .png, .gif, .webp, .heif, .avif, .tiff: .image
+        case .mp4, .quicktime, .matroska, .avi, .mpegProgramStream, .mpegTransportStream: .video
+        case .mp3, .m4a, .wav, .aiff, .ogg, .flac: .audio
+        }
+    }
+
+    /// Formats whose files can hold several frames or pages.
+    public var mayHavePages: Bool {
+        switch self {
+        case .gif, .webp: true
+        default: false
+        }
+    }
+
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .heif: "image/heic"
+        case .avif: "image/avif"
+        case .tiff: "image/tiff"
+        case .mp4: "video/mp4"
+        case .quicktime: "video/quicktime"
+        case .matroska: "video/x-matroska"
+        case .avi: "video/x-msvideo"
+        case .mpegProgramStream: "video/mpeg"
+        case .mpegTransportStream: "video/mp2t"
+        case .mp3: "audio/mpeg"
+        case .m4a: "audio/mp4"
+        case .wav: "audio/wav"
+        case .aiff: "audio/aiff"
+        case .ogg: "audio/ogg"
+        case .flac: "audio/flac"
+        }
+    }
+}

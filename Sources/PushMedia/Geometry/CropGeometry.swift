@@ -1,0 +1,134 @@
+import PushMediaModel
+
+/// A size in pixels.
+public struct PixelSize: Sendable, Equatable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+    public var description: String { "\(width)×\(height)" }
+}
+
+/// A rectangle in pixels, origin top-left.
+public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+    public var description: String { "\(width)×\(height)+\(x)+\(y)" }
+
+    /// True when the point (in pixels, continuous coordinates) lies inside the rect.
+    public func contains(x px: Double, y py: Double) -> Bool {
+        px >= Double(x) && px <= Double(x + width) && py >= Double(y) && py <= Double(y + height)
+    }
+}
+
+/// The geometry of the two variants and the clipping rect. Pure functions, no pixels.
+public enum CropGeometry {
+    /// The largest rect of `aspect` that fits in `size` (at least 1×1).
+    public static func largestCrop(in size: PixelSize, aspect: AspectRatio) -> PixelSize {
+        let ratio = aspect.value
+        if Double(size.width) / Double(size.height) >= ratio {
+            let width = min(size.width, max(1, Int((Double(size.height) * ratio).rounded())))
+            return PixelSize(width: width, height: size.height)
+        } else {
+            let height = min(size.height, max(1, Int((Double(size.width) / ratio).rounded())))
+            return PixelSize(width: size.width, height: height)
+        }
+    }
+
+    /// A rect of size `crop` inside `image`, centred as near as possible on `subject` (a point
+    /// in pixels) and clamped inside the image.
+    public static func place(_ crop: PixelSize, in image: PixelSize, around subject: (x: Double, y: Double)) -> PixelRect {
+        func axis(_ length: Int, _ total: Int, _ centre: Double) -> Int {
+            let ideal = Int((centre - Double(length) / 2).rounded())
+            return min(max(0, ideal), max(0, total - length))
+        }
+        let width = min(crop.width, image.width)
+        let height = min(crop.height, image.height)
+        return PixelRect(
+            x: axis(width, image.width, subject.x), y: axis(height, image.height, subject.y),
+            width: width, height: height)
+    }
+
+    /// The unit rect of the largest square inside an image of `size`, centred as near as possible
+    /// on `subject` (pixels in that image) and clamped inside it.
+    public static func clipRect(in size: PixelSize, around subject: (x: Double, y: Double)) -> ClipRect {
+        let side = min(size.width, size.height)
+        let square = place(PixelSize(width: side, height: side), in: size, around: subject)
+        let w = Double(size.width)
+        let h = Double(size.height)
+        return ClipRect(
+            x: Double(square.x) / w, y: Double(square.y) / h,
+            width: Double(square.width) / w, height: Double(square.height) / h)
+    }
+}
+
+/// What to make of one image: output sizes first (from the header alone), then where to cut.
+public struct ImagePlan: Sendable, Equatable {
+    /// Oriented size of the source.
+    public var source: PixelSize
+    /// Size of the square thumbnail.
+    public var thumbnail: PixelSize
+    /// Size of the expanded variant.
+    public var expanded: PixelSize
+    /// The smallest decode size (oriented, aspect kept) from which both variants can be cut
+    /// without upscaling: shrink-on-load may decode down to this.
+    public var decode: PixelSize
+
+    /// Output and decode sizes for a source of `source` pixels (after EXIF orientation).
+    public init(source: PixelSize, profile: Profile) {
+        self.source = source
+        let aspect = profile.expanded.aspect
+        let expandedCrop = CropGeometry.largestCrop(in: source, aspect: aspect)
+        let expandedWidth = min(profile.expanded.maxWidth, expandedCrop.width)
+        let expandedHeight = min(
+            expandedCrop.height, max(1, Int((Double(expandedWidth) / aspect.value).rounded())))
+        expanded = PixelSize(width: expandedWidth, height: expandedHeight)
+
+        let side = min(source.width, source.height)
+        let thumb = min(profile.thumbnail.size, side)
+        thumbnail = PixelSize(width: thumb, height: thumb)
+
+        // The decode must keep each crop at least as large as its output.
+        let scale = min(
+            1, max(Double(expandedWidth) / Double(expandedCrop.width), Double(thumb) / Double(side)))
+        decode = PixelSize(
+            width: min(source.width, max(1, Int((Double(source.width) * scale).rounded(.up)))),
+            height: min(source.height, max(1, Int((Double(source.height) * scale).rounded(.up)))))
+    }
+
+    /// Where to cut both variants from a decoded image of `working` pixels, given the subject
+    /// as a unit point, and the clipping rect of the thumbnail inside the expanded variant.
+    public func placement(working: PixelSize, subject: UnitPoint, aspect: AspectRatio) -> Placement {
+        let centre = (x: subject.x * Double(working.width), y: subject.y * Double(working.height))
+        let expandedRect = CropGeometry.place(
+            CropGeometry.largestCrop(in: working, aspect: aspect), in: working, around: centre)
+        let side = min(working.width, working.height)
+        let thumbnailRect = CropGeometry.place(PixelSize(width: side, height: side), in: working, around: centre)
+        // The subject in pixels of the expanded output.
+        let inExpanded = (
+            x: (centre.x - Double(expandedRect.x)) * Double(expanded.width) / Double(expandedRect.width),
+            y: (centre.y - Double(expandedRect.y)) * Double(expanded.height) / Double(expandedRect.height)
+        )
+        return Placement(
+            expandedRect: expandedRect, thumbnailRect: thumbnailRect,
+            clipRect: CropGeometry.clipRect(in: expanded, around: inExpanded))
+    }
+
+    /// Crops in the working image and the clipping rect.
+    public struct Placement: Sendable, Equatable {
+        public var expandedRect: PixelRect
+        public var thumbnailRect: PixelRect
+        public var clipRect: ClipRect
+    }
+}

@@ -1,0 +1,157 @@
+import CPushMediaShims
+import CVips
+import Foundation
+
+extension Vips {
+    /// How a crop finds the interesting part of an image (libvips' `VipsInteresting`).
+    enum Interesting {
+        case centre, entropy, attention
+
+        var value: CVips.VipsInteresting {
+            switch self {
+            case .centre: VIPS_INTERESTING_CENTRE
+            case .entropy: VIPS_INTERESTING_ENTROPY
+            case .attention: VIPS_INTERESTING_ATTENTION
+            }
+        }
+    }
+}
+
+extension Vips.Image {
+    /// Opens an image from a source, reading only its header (pixels are decoded lazily).
+    static func header(from source: Vips.Source, failOn: Vips.FailOn = .truncated, allPages: Bool = false)
+        throws -> Vips.Image
+    {
+        guard let image = pm_image_new_from_source(source.pointer, failOn.rawValue, allPages ? -1 : 1) else {
+            throw Vips.Error(operation: "load", message: Vips.takeError())
+        }
+        return Vips.Image(owning: image)
+    }
+
+    /// Decodes an encoded image held in memory (used to re-read outputs).
+    static func decode(_ data: Data) throws -> Vips.Image {
+        let image: UnsafeMutablePointer<VipsImage>? = data.withUnsafeBytes { raw in
+            // vips keeps a pointer to the buffer for lazy decoding: copy it into memory vips owns.
+            guard let copy = g_memdup2(raw.baseAddress, gsize(raw.count)) else { return nil }
+            let image = pm_image_new_from_buffer(copy, raw.count)
+            if let image {
+                // Free the copy when the image goes.
+                g_signal_connect_data(
+                    image, "close", unsafeBitCast(freeBufferCallback, to: GCallback.self), copy, nil,
+                    GConnectFlags(rawValue: 0))
+            } else {
+                g_free(copy)
+            }
+            return image
+        }
+        guard let image else { throw Vips.Error(operation: "load_buffer", message: Vips.takeError()) }
+        return Vips.Image(owning: image)
+    }
+
+    /// Shrink-on-load decode to fit `width`×`height` (never larger than the source), upright
+    /// (EXIF orientation applied) and colour-managed to sRGB.
+    static func thumbnail(
+        from source: Vips.Source, width: Int, height: Int, failOn: Vips.FailOn = .truncated
+    ) throws -> Vips.Image {
+        try Vips.call("thumbnail") {
+            pm_thumbnail_source(source.pointer, $0, Int32(width), Int32(height), failOn.rawValue, 0)
+        }
+    }
+
+    func colourspace(_ space: VipsInterpretation) throws -> Vips.Image {
+        try Vips.call("colourspace") { pm_colourspace(pointer, $0, space) }
+    }
+
+    func cast(_ format: VipsBandFormat) throws -> Vips.Image {
+        try Vips.call("cast") { pm_cast(pointer, $0, format) }
+    }
+
+    func extractArea(left: Int, top: Int, width: Int, height: Int) throws -> Vips.Image {
+        try Vips.call("extract_area") {
+            pm_extract_area(pointer, $0, Int32(left), Int32(top), Int32(width), Int32(height))
+        }
+    }
+
+    func extractBands(_ first: Int, count: Int) throws -> Vips.Image {
+        try Vips.call("extract_band") { pm_extract_band(pointer, $0, Int32(first), Int32(count)) }
+    }
+
+    /// Lanczos3 resize.
+    func resize(horizontal: Double, vertical: Double) throws -> Vips.Image {
+        try Vips.call("resize") { pm_resize(pointer, $0, horizontal, vertical) }
+    }
+
+    /// libvips' smartcrop, returning the crop and the attention centre it used.
+    func smartcrop(width: Int, height: Int, interesting: Vips.Interesting) throws -> (
+        image: Vips.Image, attentionX: Int, attentionY: Int
+    ) {
+        var x: Int32 = 0
+        var y: Int32 = 0
+        let image = try Vips.call("smartcrop") {
+            pm_smartcrop(pointer, $0, Int32(width), Int32(height), interesting.value, &x, &y)
+        }
+        return (image, Int(x), Int(y))
+    }
+
+    /// Renders the image into memory, so later operations read decoded pixels.
+    func copyMemory() throws -> Vips.Image {
+        guard let image = vips_image_copy_memory(pointer) else {
+            throw Vips.Error(operation: "decode", message: Vips.takeError())
+        }
+        return Vips.Image(owning: image)
+    }
+
+    func minimum() throws -> Double {
+        var value = 0.0
+        guard pm_min(pointer, &value) == 0 else { throw Vips.Error(operation: "min", message: Vips.takeError()) }
+        return value
+    }
+
+    func average() throws -> Double {
+        var value = 0.0
+        guard pm_avg(pointer, &value) == 0 else { throw Vips.Error(operation: "avg", message: Vips.takeError()) }
+        return value
+    }
+
+    /// The band values of one pixel.
+    func pixel(x: Int, y: Int) throws -> [Double] {
+        var values = [Double](repeating: 0, count: 16)
+        var count: Int32 = 0
+        guard pm_getpoint(pointer, Int32(x), Int32(y), &values, 16, &count) == 0 else {
+            throw Vips.Error(operation: "getpoint", message: Vips.takeError())
+        }
+        return Array(values.prefix(Int(count)))
+    }
+
+    func jpegData(quality: Int, optimizeCoding: Bool = true, progressive: Bool = false) throws -> Data {
+        try Vips.saveBuffer("jpegsave") { buffer, length in
+            pm_jpegsave_buffer(pointer, buffer, length, Int32(quality), optimizeCoding ? 1 : 0, progressive ? 1 : 0)
+        }
+    }
+
+    /// PNG; with `paletteBits`, quantized to a palette of 2^bits colours (libimagequant).
+    func pngData(compression: Int, paletteBits: Int? = nil) throws -> Data {
+        try Vips.saveBuffer("pngsave") { buffer, length in
+            pm_pngsave_buffer(pointer, buffer, length, Int32(compression), paletteBits == nil ? 0 : 1, Int32(paletteBits ?? 8))
+        }
+    }
+}
+
+extension Vips {
+    /// Runs a `*save_buffer` call and moves its g_malloc'd buffer into `Data`.
+    static func saveBuffer(
+        _ operation: String,
+        _ body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
+    ) throws -> Data {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard body(&buffer, &length) == 0, let buffer else {
+            throw Error(operation: operation, message: takeError())
+        }
+        return Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in g_free(pointer) })
+    }
+}
+
+private let freeBufferCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
+    _, data in g_free(data)
+}

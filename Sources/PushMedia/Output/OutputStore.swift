@@ -1,0 +1,65 @@
+import Crypto
+import Foundation
+
+/// The output folder: files named by their content (`<sha256 prefix>-<suffix>.<ext>`) and written
+/// atomically (temporary file + rename), so a re-run never leaves half a file and identical
+/// outputs are stored once.
+public struct OutputStore: Sendable {
+    public var directory: URL
+
+    /// Hex digits of the SHA-256 in file names (64 bits: collisions are not a practical concern).
+    public static let hashPrefixLength = 16
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    public struct StoredFile: Sendable, Equatable {
+        public var name: String
+        public var sha256: String
+        public var bytes: Int
+    }
+
+    /// Stores `data` and returns its name and hash. A file with the same name (same content) is
+    /// left as it is.
+    public func write(_ data: Data, suffix: String, fileExtension: String) throws -> StoredFile {
+        let sha = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let name = "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)"
+        let target = directory.appendingPathComponent(name)
+        if let existing = try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int,
+            existing == data.count
+        {
+            return StoredFile(name: name, sha256: sha, bytes: data.count)
+        }
+        try Self.writeAtomically(data, to: target)
+        return StoredFile(name: name, sha256: sha, bytes: data.count)
+    }
+
+    /// Writes to a hidden temporary file in the same folder, flushes it, then renames it over
+    /// `target` (rename is atomic within one file system).
+    public static func writeAtomically(_ data: Data, to target: URL) throws {
+        let folder = target.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: temporary)
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+            try handle.close()
+            guard rename(temporary.path, target.path) == 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    /// `base` joined with `file` by exactly one `/`.
+    public static func url(base: String, file: String) -> String {
+        base.hasSuffix("/") ? base + file : base + "/" + file
+    }
+}

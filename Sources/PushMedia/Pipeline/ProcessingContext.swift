@@ -1,0 +1,92 @@
+import Foundation
+import PushMediaModel
+
+/// Everything one item's steps share: the input, what was learnt about it so far, and what has
+/// been made. Steps read what earlier steps left and add their own part.
+final class ProcessingContext {
+    let input: InputFile
+    let profile: Profile
+    let options: ProcessingOptions
+    let deadline: ContinuousClock.Instant
+
+    // ReadSourceStep
+    var sourceBytes: Int?
+    var sourceSHA256: String?
+    var format: MediaFormat?
+    var kind: MediaKind = .unknown
+
+    // ProbeImageStep
+    var probe: Probe?
+    /// Oriented size of the source.
+    var sourceSize: PixelSize?
+
+    // DecodeStep
+    var plan: ImagePlan?
+    /// The one decode (shrunk on load, upright, 8-bit sRGB) both variants are cut from.
+    var working: Vips.Image?
+    var keepsAlpha = false
+
+    // FindSubjectStep
+    var subject: UnitPoint?
+
+    // CropStep
+    var variants: [Variant] = []
+    var clipRect: ClipRect?
+
+    // EncodeStep
+    var encoded: [EncodedImage] = []
+
+    // StoreStep
+    var attachments: [Attachment] = []
+
+    var warnings: [String] = []
+
+    init(input: InputFile, profile: Profile, options: ProcessingOptions, deadline: ContinuousClock.Instant) {
+        self.input = input
+        self.profile = profile
+        self.options = options
+        self.deadline = deadline
+    }
+
+    /// A rendered (not yet encoded) variant.
+    struct Variant {
+        var role: Attachment.Role
+        var image: Vips.Image
+    }
+
+    /// Where the item's time runs out, as an error.
+    func checkDeadline(before step: String) throws {
+        if ContinuousClock.now > deadline {
+            throw ItemError(.timeout, "time limit of \(options.timeLimit) reached before \(step)")
+        }
+    }
+}
+
+/// One file to process: where it is and how the manifest names it.
+public struct InputFile: Sendable, Equatable {
+    /// Absolute path on disk.
+    public var path: String
+    /// Path relative to the input folder, `/`-separated: the manifest's `source`.
+    public var source: String
+
+    public init(path: String, source: String) {
+        self.path = path
+        self.source = source
+    }
+}
+
+/// Run-wide settings that are not part of the profile.
+public struct ProcessingOptions: Sendable {
+    /// Where output files go.
+    public var outputDirectory: URL
+    /// Joined with file names to make attachment URLs.
+    public var baseURL: String?
+    /// Longest one item may take.
+    public var timeLimit: Duration
+
+    public init(outputDirectory: URL, baseURL: String? = nil, timeLimit: Duration = .seconds(60)) {
+        self.outputDirectory = outputDirectory
+        self.baseURL = baseURL
+        self.timeLimit = timeLimit
+    }
+}

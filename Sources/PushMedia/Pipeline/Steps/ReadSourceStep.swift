@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+import PushMediaModel
+
+/// Reads the input once: its size, its SHA-256 and its format, sniffed from the first bytes.
+struct ReadSourceStep: PipelineStep {
+    var name: String { "read" }
+
+    func run(_ context: ProcessingContext) throws {
+        guard let handle = FileHandle(forReadingAtPath: context.input.path) else {
+            throw ItemError(.unreadableInput, "cannot open \(context.input.source): \(describeOpenFailure(context.input.path))")
+        }
+        defer { try? handle.close() }
+
+        var hasher = SHA256()
+        var header: [UInt8] = []
+        var total = 0
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                if header.count < MediaSniffer.headerLength {
+                    header += chunk.prefix(MediaSniffer.headerLength - header.count)
+                }
+                hasher.update(data: chunk)
+                total += chunk.count
+            }
+        } catch {
+            throw ItemError(.unreadableInput, "cannot read \(context.input.source): \(error.localizedDescription)")
+        }
+        context.sourceBytes = total
+        context.sourceSHA256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+
+        guard total > 0 else { throw ItemError(.emptyInput, "the file is empty (0 bytes)") }
+        guard let format = MediaSniffer.detect(header) else {
+            throw ItemError(
+                .unsupportedType,
+                "not an image, movie or audio file PushMedia knows (first bytes: \(hexPreview(header)))")
+        }
+        context.format = format
+        context.kind = format.kind
+        guard format.kind == .image else {
+            throw ItemError(
+                .notSupportedYet, "\(format.rawValue) \(format.kind.rawValue) is recognised but not processed by this version")
+        }
+    }
+
+    private func hexPreview(_ bytes: [UInt8]) -> String {
+        bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+    }
+
+    private func describeOpenFailure(_ path: String) -> String {
+        var info = stat()
+        if lstat(path, &info) != 0 { return String(cString: strerror(errno)) }
+        if info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) != 0 { return "broken symbolic link" }
+        return access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "unknown error"
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import PushMediaModel
+
+/// Writes the encoded variants into the output folder (content-addressed, atomic) and describes
+/// them as attachments with their notification options.
+struct StoreStep: PipelineStep {
+    var name: String { "store" }
+
+    func run(_ context: ProcessingContext) throws {
+        let store = OutputStore(directory: context.options.outputDirectory)
+        context.attachments = try context.encoded.map { encoded in
+            let type = encoded.format.attachmentType
+            let stored: OutputStore.StoredFile
+            do {
+                stored = try store.write(encoded.data, suffix: encoded.role.fileSuffix, fileExtension: type.fileExtensions[0])
+            } catch {
+                throw ItemError(.encodeFailed, "cannot write the \(encoded.role.rawValue): \(error)")
+            }
+            let options: Attachment.Options =
+                switch encoded.role {
+                case .expanded:
+                    // Shown large when expanded; the clipping rect gives the collapsed square.
+                    .init(thumbnailHidden: false, thumbnailClippingRect: context.clipRect)
+                case .thumbnail, .media:
+                    .init(thumbnailHidden: false)
+                }
+            return Attachment(
+                identifier: encoded.role.rawValue, role: encoded.role, file: stored.name,
+                url: context.options.baseURL.map { OutputStore.url(base: $0, file: stored.name) },
+                typeHint: type.typeHint, fileExtension: type.fileExtensions[0], mimeType: type.mimeType,
+                bytes: stored.bytes, sha256: stored.sha256, width: encoded.width, height: encoded.height,
+                options: options)
+        }
+        context.encoded = []
+    }
+}
+
+extension Attachment.Role {
+    /// The part of output file names that says what the file is.
+    var fileSuffix: String {
+        switch self {
+        case .thumbnail: "thumb"
+        case .expanded: "expanded"
+        case .media: "media"
+        }
+    }
+}

@@ -1,0 +1,100 @@
+/// One file to attach to a notification (`UNNotificationAttachment`).
+public struct Attachment: Codable, Sendable, Equatable {
+    /// Unique within the item: `thumbnail`, `expanded`, `media`.
+    public var identifier: String
+    public var role: Role
+    /// File name inside the output folder (content-addressed: `<sha256 prefix>-<role>.<ext>`).
+    public var file: String
+    /// `--base-url` joined with ``file``, when a base URL was given.
+    public var url: String?
+    /// The UTI iOS should use, e.g. `public.jpeg`.
+    public var typeHint: String
+    /// Extension without the dot, e.g. `jpg`.
+    public var fileExtension: String
+    public var mimeType: String
+    public var bytes: Int
+    /// SHA-256 of the file, lowercase hex.
+    public var sha256: String
+    public var width: Int?
+    public var height: Int?
+    public var options: Options
+
+    public init(
+        identifier: String, role: Role, file: String, url: String? = nil, typeHint: String,
+        fileExtension: String, mimeType: String, bytes: Int, sha256: String, width: Int? = nil,
+        height: Int? = nil, options: Options
+    ) {
+        self.identifier = identifier
+        self.role = role
+        self.file = file
+        self.url = url
+        self.typeHint = typeHint
+        self.fileExtension = fileExtension
+        self.mimeType = mimeType
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.width = width
+        self.height = height
+        self.options = options
+    }
+
+    /// What the attachment is for.
+    public enum Role: String, Codable, Sendable, Equatable, CaseIterable {
+        /// The square image shown in the collapsed notification.
+        case thumbnail
+        /// The rectangular (2:1 by default) image shown when the notification is expanded.
+        case expanded
+        /// The movie or audio itself.
+        case media
+    }
+
+    /// `UNNotificationAttachment` options, under PushMedia's names.
+    public struct Options: Codable, Sendable, Equatable {
+        /// `UNNotificationAttachmentOptionsThumbnailHiddenKey`.
+        public var thumbnailHidden: Bool
+        /// `UNNotificationAttachmentOptionsThumbnailClippingRectKey`, on the expanded image.
+        public var thumbnailClippingRect: ClipRect?
+        /// `UNNotificationAttachmentOptionsThumbnailTimeKey`: seconds for movies, a frame number
+        /// for animated images.
+        public var thumbnailTime: Double?
+
+        public init(
+            thumbnailHidden: Bool, thumbnailClippingRect: ClipRect? = nil,
+            thumbnailTime: Double? = nil
+        ) {
+            self.thumbnailHidden = thumbnailHidden
+            self.thumbnailClippingRect = thumbnailClippingRect
+            self.thumbnailTime = thumbnailTime
+        }
+    }
+}
+
+/// A unit rectangle (values 0…1) in the dictionary form Apple's
+/// `UNNotificationAttachmentOptionsThumbnailClippingRectKey` takes: `{"X","Y","Width","Height"}`.
+public struct ClipRect: Codable, Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case x = "X"
+        case y = "Y"
+        case width = "Width"
+        case height = "Height"
+    }
+
+    /// True when every value is in 0…1 and the rect lies inside the unit square.
+    public var isValidUnitRect: Bool {
+        let values = [x, y, width, height]
+        guard values.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= 1 }) else { return false }
+        return width > 0 && height > 0 && x + width <= 1 + 1e-9 && y + height <= 1 + 1e-9
+    }
+}

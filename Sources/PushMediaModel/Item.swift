@@ -1,0 +1,131 @@
+/// One input file and what became of it.
+public struct Item: Codable, Sendable, Equatable {
+    /// Path relative to the input folder, with `/` separators (or the URL, for URL sources).
+    public var source: String
+    /// SHA-256 of the input bytes, lowercase hex. Absent when the file could not be read.
+    public var sourceSHA256: String?
+    /// Size of the input in bytes, when it could be read.
+    public var sourceBytes: Int?
+    public var kind: MediaKind
+    public var status: Status
+    /// Why the item failed; present exactly when ``status`` is ``Status/failed``.
+    public var error: ItemError?
+    /// What was detected from the input's bytes.
+    public var probe: Probe?
+    /// The files to ship: thumbnail and expanded image for images, plus the media itself for
+    /// movies and audio. Empty for failed items.
+    public var attachments: [Attachment]
+    /// Lossy or surprising things that happened on the way, in words.
+    public var warnings: [String]
+
+    public init(
+        source: String,
+        sourceSHA256: String? = nil,
+        sourceBytes: Int? = nil,
+        kind: MediaKind,
+        status: Status,
+        error: ItemError? = nil,
+        probe: Probe? = nil,
+        attachments: [Attachment] = [],
+        warnings: [String] = []
+    ) {
+        self.source = source
+        self.sourceSHA256 = sourceSHA256
+        self.sourceBytes = sourceBytes
+        self.kind = kind
+        self.status = status
+        self.error = error
+        self.probe = probe
+        self.attachments = attachments
+        self.warnings = warnings
+    }
+
+    /// A failed item: no attachments, an error code and message.
+    public static func failed(
+        source: String,
+        kind: MediaKind = .unknown,
+        error: ItemError,
+        sourceSHA256: String? = nil,
+        sourceBytes: Int? = nil,
+        probe: Probe? = nil
+    ) -> Item {
+        Item(
+            source: source, sourceSHA256: sourceSHA256, sourceBytes: sourceBytes, kind: kind,
+            status: .failed, error: error, probe: probe)
+    }
+
+    /// The first attachment with a role.
+    public func attachment(_ role: Attachment.Role) -> Attachment? {
+        attachments.first { $0.role == role }
+    }
+
+    public enum Status: String, Codable, Sendable, Equatable {
+        case ok
+        case failed
+    }
+}
+
+/// What kind of media an input is, decided from its bytes.
+public enum MediaKind: String, Codable, Sendable, Equatable, CaseIterable {
+    case image
+    case animatedImage
+    case video
+    case audio
+    /// Not recognised (only on failed items).
+    case unknown
+}
+
+/// A stable error code and a human message.
+public struct ItemError: Codable, Sendable, Equatable, Error {
+    public var code: ErrorCode
+    public var message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// Stable, machine-readable reasons an item failed. New codes may be added; existing ones keep
+/// their meaning. Documented in `docs/manifest.md`.
+public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    public init(from decoder: Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// The file has zero bytes.
+    public static let emptyInput = ErrorCode("empty_input")
+    /// The file could not be opened or read (permissions, vanished, I/O error).
+    public static let unreadableInput = ErrorCode("unreadable_input")
+    /// The bytes are not a media type PushMedia handles (e.g. text named `.jpg`).
+    public static let unsupportedType = ErrorCode("unsupported_type")
+    /// The type is recognised but the decoder failed (truncated, damaged).
+    public static let corruptInput = ErrorCode("corrupt_input")
+    /// Encoding or writing an output failed.
+    public static let encodeFailed = ErrorCode("encode_failed")
+    /// An output could not be made to fit its byte budget.
+    public static let overBudget = ErrorCode("over_budget")
+    /// The input file is larger than the profile allows.
+    public static let inputTooLarge = ErrorCode("input_too_large")
+    /// The image (or one frame) has more pixels than the profile allows.
+    public static let tooManyPixels = ErrorCode("too_many_pixels")
+    /// The animation has more frames (or total pixels) than the profile allows.
+    public static let tooManyFrames = ErrorCode("too_many_frames")
+    /// The item took longer than the profile's time limit.
+    public static let timeout = ErrorCode("timeout")
+    /// A media file with no audio or video stream that can be used.
+    public static let noMediaStream = ErrorCode("no_media_stream")
+    /// Recognised media that this version cannot process yet.
+    public static let notSupportedYet = ErrorCode("not_supported_yet")
+    /// A bug or an unexpected failure inside PushMedia.
+    public static let internalError = ErrorCode("internal_error")
+}

@@ -1,0 +1,95 @@
+// Partial profiles: every key is optional and falls back to the built-in default; keys that are
+// not known are refused, so a typo never silently does nothing.
+
+extension Profile {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, thumbnail, expanded, crop, jpeg, png
+    }
+
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Profile()
+        name = try c.decodeIfPresent(String.self, forKey: .name) ?? d.name
+        thumbnail = try c.decodeIfPresent(Thumbnail.self, forKey: .thumbnail) ?? d.thumbnail
+        expanded = try c.decodeIfPresent(Expanded.self, forKey: .expanded) ?? d.expanded
+        crop = try c.decodeIfPresent(CropStrategy.self, forKey: .crop) ?? d.crop
+        jpeg = try c.decodeIfPresent(JPEG.self, forKey: .jpeg) ?? d.jpeg
+        png = try c.decodeIfPresent(PNG.self, forKey: .png) ?? d.png
+    }
+
+    /// Problems with the values (out of range), in words; empty when the profile is usable.
+    public var problems: [String] {
+        var out: [String] = []
+        func check(_ value: Int, _ range: ClosedRange<Int>, _ key: String) {
+            if !range.contains(value) { out.append("\(key) must be in \(range.lowerBound)…\(range.upperBound), got \(value)") }
+        }
+        check(thumbnail.size, 16...4096, "thumbnail.size")
+        check(expanded.maxWidth, 16...8192, "expanded.maxWidth")
+        check(expanded.aspect.width, 1...100, "expanded.aspect width")
+        check(expanded.aspect.height, 1...100, "expanded.aspect height")
+        check(jpeg.quality, 1...100, "jpeg.quality")
+        check(png.compression, 0...9, "png.compression")
+        return out
+    }
+}
+
+extension Profile.Thumbnail {
+    enum CodingKeys: String, CodingKey, CaseIterable { case size }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        size = try c.decodeIfPresent(Int.self, forKey: .size) ?? Self().size
+    }
+}
+
+extension Profile.Expanded {
+    enum CodingKeys: String, CodingKey, CaseIterable { case aspect, maxWidth }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Self()
+        aspect = try c.decodeIfPresent(AspectRatio.self, forKey: .aspect) ?? d.aspect
+        maxWidth = try c.decodeIfPresent(Int.self, forKey: .maxWidth) ?? d.maxWidth
+    }
+}
+
+extension Profile.JPEG {
+    enum CodingKeys: String, CodingKey, CaseIterable { case quality }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        quality = try c.decodeIfPresent(Int.self, forKey: .quality) ?? Self().quality
+    }
+}
+
+extension Profile.PNG {
+    enum CodingKeys: String, CodingKey, CaseIterable { case compression }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        compression = try c.decodeIfPresent(Int.self, forKey: .compression) ?? Self().compression
+    }
+}
+
+struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Throws when the keyed container at `decoder` has a key outside `known`.
+func rejectUnknownKeys(_ decoder: Decoder, known: [String]) throws {
+    let container = try decoder.container(keyedBy: AnyCodingKey.self)
+    let unknown = container.allKeys.map(\.stringValue).filter { !known.contains($0) }.sorted()
+    guard unknown.isEmpty else {
+        let path = decoder.codingPath.map(\.stringValue).joined(separator: ".")
+        throw DecodingError.dataCorrupted(
+            .init(
+                codingPath: decoder.codingPath,
+                debugDescription:
+                    "unknown key\(unknown.count > 1 ? "s" : "") \(unknown.map { "\"\($0)\"" }.joined(separator: ", "))"
+                    + (path.isEmpty ? "" : " in \(path)") + "; known: \(known.joined(separator: ", "))"))
+    }
+}
