@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import PushMedia
+import PushMediaModel
+
+/// `pushmedia process <input-dir> --out <dir>`.
+struct ProcessCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "process",
+        abstract: "Process every file of a folder and write the outputs and manifest.json.",
+        discussion: "Exit status: 0 when every item is ok, 1 when some failed (the manifest is still complete), 2 on usage errors."
+    )
+
+    @Argument(help: "Folder of campaign media (searched recursively; hidden files are skipped).")
+    var inputDirectory: String
+
+    @Option(name: .long, help: "Output folder for the files and manifest.json.")
+    var out: String
+
+    @Option(name: .long, help: "Absolute https URL the output folder will be served from; gives each attachment a url.")
+    var baseURL: String?
+
+    @Option(name: .long, help: "Profile file (JSON or YAML) overriding the built-in defaults.")
+    var profile: String?
+
+    @Option(name: .long, help: "Files processed at once (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(name: .long, help: "Print the summary as JSON on standard output.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if let baseURL {
+            guard let url = URL(string: baseURL), url.scheme == "https", url.host?.isEmpty == false else {
+                throw ValidationError("--base-url must be an absolute https URL, got \"\(baseURL)\"")
+            }
+        }
+    }
+
+    func run() async throws {
+        let logger = global.bootstrapLogging()
+        let profile: Profile
+        do {
+            profile = try self.profile.map(ProfileLoader.load(path:)) ?? .default
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let inputURL = URL(fileURLWithPath: inputDirectory)
+        let outURL = URL(fileURLWithPath: out)
+        let inputs: [InputFile]
+        do {
+            inputs = try InputScanner.files(in: inputURL, excluding: [outURL])
+        } catch {
+            throw ValidationError("\(error)")
+        }
+
+        let processor = BatchProcessor(
+            profile: profile, options: ProcessingOptions(outputDirectory: outURL, baseURL: baseURL), jobs: jobs,
+            logger: logger)
+        let reporter = ProgressReporter(total: inputs.count, interactive: isatty(STDERR_FILENO) == 1, jsonMode: json)
+        let manifest: Manifest
+        do {
+            manifest = try await processor.run(inputs: inputs) { item, done, total in
+                reporter.report(item, done: done, total: total)
+            }
+        } catch {
+            printError("error: cannot write outputs to \(out): \(error)")
+            throw ExitCode(1)
+        }
+        reporter.finish()
+
+        let manifestPath = outURL.appendingPathComponent(BatchProcessor.manifestName).path
+        let summary = manifest.summary
+        if json {
+            let report = RunReport(
+                manifest: manifestPath, outputDirectory: outURL.path, total: summary.total, ok: summary.ok,
+                failed: summary.failed, outputBytes: summary.outputBytes)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(
+                "\(summary.total) items: \(summary.ok) ok, \(summary.failed) failed; "
+                    + "\(formatBytes(summary.outputBytes)) of attachments in \(outURL.path)")
+            print("manifest: \(manifestPath)")
+            for item in manifest.items where item.status == .failed {
+                print("  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")")
+            }
+        }
+        if summary.failed > 0 { throw ExitCode(1) }
+    }
+
+    struct RunReport: Encodable {
+        var manifest: String
+        var outputDirectory: String
+        var total: Int
+        var ok: Int
+        var failed: Int
+        var outputBytes: Int
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PushMedia
+import PushMediaModel
+
+/// `pushmedia`: prepares campaign media for rich push notifications.
+struct PushMediaCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushmedia",
+        abstract: "Prepare campaign media for rich push notifications.",
+        discussion: """
+            Makes a square thumbnail and a 2:1 expanded variant of every image, the clipping rect \
+            that maps one onto the other, and a manifest a payload builder turns into APNs and \
+            vendor payloads.
+            """,
+        version: PushMediaVersion.string,
+        subcommands: [ProcessCommand.self, ProbeCommand.self, PayloadCommand.self, VersionCommand.self]
+    )
+}
+
+/// Exit codes: 0 all ok, 1 some items failed (or a runtime error), 2 usage errors.
+@main
+enum PushMediaMain {
+    static func main() async {
+        do {
+            var command = try PushMediaCommand.parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if PushMediaCommand.exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((PushMediaCommand.fullMessage(for: error) + "\n").utf8))
+                exit(2)
+            }
+            PushMediaCommand.exit(withError: error)
+        }
+    }
+}
+
+/// Options every command shares.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .warning
+
+    func bootstrapLogging() -> Logger {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "pushmedia")
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Writes to standard error.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// `12.3 KB`-style sizes (decimal units, as Apple states its limits).
+func formatBytes(_ bytes: Int) -> String {
+    let units = ["B", "KB", "MB", "GB"]
+    var value = Double(bytes)
+    var unit = 0
+    while value >= 1000, unit < units.count - 1 {
+        value /= 1000
+        unit += 1
+    }
+    return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+}
