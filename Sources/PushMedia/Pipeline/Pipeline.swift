@@ -5,7 +5,13 @@ import PushMediaModel
 protocol PipelineStep: Sendable {
     /// Short name used in logs and timeout messages.
     var name: String { get }
+    /// True when the step calls libvips (its failures are re-run to get their own message).
+    var usesLibVips: Bool { get }
     func run(_ context: ProcessingContext) throws
+}
+
+extension PipelineStep {
+    var usesLibVips: Bool { true }
 }
 
 /// A list of steps run in order over one context, with a deadline check between steps.
@@ -15,9 +21,22 @@ struct Pipeline: Sendable {
     func run(_ context: ProcessingContext) throws {
         for step in steps {
             try context.checkDeadline(before: step.name)
-            try step.run(context)
+            guard step.usesLibVips else {
+                try step.run(context)
+                continue
+            }
+            do {
+                try Vips.shared { try step.run(context) }
+            } catch let error as ItemError where Self.libraryCodes.contains(error.code) {
+                // The message may hold another item's libvips error: run the step again alone,
+                // so what it reports is its own. (If it now succeeds, so much the better.)
+                try Vips.exclusive { try step.run(context) }
+            }
         }
     }
+
+    /// Codes whose messages come from libvips' shared error buffer.
+    static let libraryCodes: Set<ErrorCode> = [.corruptInput, .encodeFailed]
 
     /// The still-image pipeline.
     static let stillImage = Pipeline(steps: [

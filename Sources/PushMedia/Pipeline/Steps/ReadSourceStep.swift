@@ -5,6 +5,7 @@ import PushMediaModel
 /// Reads the input once: its size, its SHA-256 and its format, sniffed from the first bytes.
 struct ReadSourceStep: PipelineStep {
     var name: String { "read" }
+    var usesLibVips: Bool { false }
 
     func run(_ context: ProcessingContext) throws {
         guard let handle = FileHandle(forReadingAtPath: context.input.path) else {

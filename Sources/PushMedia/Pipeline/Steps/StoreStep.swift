@@ -5,6 +5,7 @@ import PushMediaModel
 /// them as attachments with their notification options.
 struct StoreStep: PipelineStep {
     var name: String { "store" }
+    var usesLibVips: Bool { false }
 
     func run(_ context: ProcessingContext) throws {
         let store = OutputStore(directory: context.options.outputDirectory)
