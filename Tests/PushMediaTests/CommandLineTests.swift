@@ -1,0 +1,106 @@
+import Foundation
+import PushMediaModel
+import Testing
+
+/// The `pushmedia` binary as a user runs it: exit codes, outputs, messages.
+@Suite("Command line")
+struct CommandLineTests {
+    let pushmedia = CommandRunner.pushmedia
+
+    @Test("process on the fixtures: exit 1 (broken files are there on purpose), complete manifest, summary")
+    func processFixtures() throws {
+        let out = try Fixtures.temporaryFolder()
+        let result = try CommandRunner.run(pushmedia, ["process", Fixtures.root.path, "--out", out.path, "--jobs", "2"])
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.output.contains("4 failed"))
+        #expect(result.output.contains("manifest: \(out.path)/manifest.json"))
+        // Not a terminal: one plain line per item on standard error.
+        let lines = result.error.split(separator: "\n").filter { $0.hasPrefix("[") }
+        #expect(lines.count == (try Fixtures.allSources()).count)
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.count == lines.count)
+    }
+
+    @Test("exit 0 when every item is ok; --json prints a machine-readable summary")
+    func processAllOK() throws {
+        let input = try Fixtures.temporaryFolder()
+        for name in ["photos/landscape.jpg", "graphics/logo-alpha.png"] {
+            try FileManager.default.copyItem(
+                at: Fixtures.url(name), to: input.appendingPathComponent((name as NSString).lastPathComponent))
+        }
+        let out = input.appendingPathComponent("out")
+        let result = try CommandRunner.run(
+            pushmedia, ["process", input.path, "--out", out.path, "--json", "--base-url", "https://cdn.example.com/x"])
+        #expect(result.status == 0, "\(result.error)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        #expect(summary?["ok"] as? Int == 2)
+        #expect(summary?["failed"] as? Int == 0)
+        #expect((summary?["outputBytes"] as? Int ?? 0) > 0)
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.count == 2, "the output folder inside the input folder is not an input")
+        #expect(manifest.items.allSatisfy { $0.attachments.allSatisfy { $0.url?.hasPrefix("https://cdn.example.com/x/") == true } })
+    }
+
+    @Test("usage errors exit 2 with a message", arguments: [
+        (["process"], "Missing expected argument"),
+        (["process", "/nonexistent-folder", "--out", "/tmp/x"], "does not exist"),
+        (["process", ".", "--out", "/tmp/x", "--jobs", "0"], "--jobs"),
+        (["process", ".", "--out", "/tmp/x", "--base-url", "ftp://example.com"], "https"),
+        (["process", ".", "--out", "/tmp/x", "--profile", "/nonexistent.json"], "cannot read profile"),
+        (["frobnicate"], "Unexpected argument"),
+    ])
+    func usageErrors(arguments: [String], message: String) throws {
+        let result = try CommandRunner.run(pushmedia, arguments)
+        #expect(result.status == 2, "\(arguments): \(result.status) \(result.error)")
+        #expect(result.error.contains(message), "\(result.error)")
+    }
+
+    @Test("a profile with a typo is a usage error naming the key")
+    func badProfile() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let profile = folder.appendingPathComponent("p.yaml")
+        try Data("thumbnail:\n  sise: 200\n".utf8).write(to: profile)
+        let result = try CommandRunner.run(pushmedia, ["process", Fixtures.root.path, "--out", folder.appendingPathComponent("o").path, "--profile", profile.path])
+        #expect(result.status == 2)
+        #expect(result.error.contains("sise"))
+    }
+
+    @Test("a profile changes the outputs")
+    func profileApplies() throws {
+        let input = try Fixtures.temporaryFolder()
+        try FileManager.default.copyItem(at: Fixtures.url("photos/landscape.jpg"), to: input.appendingPathComponent("l.jpg"))
+        let out = try Fixtures.temporaryFolder()
+        let profile = out.appendingPathComponent("p.json")
+        try Data(#"{"thumbnail": {"size": 128}, "expanded": {"maxWidth": 600}}"#.utf8).write(to: profile)
+        let result = try CommandRunner.run(pushmedia, ["process", input.path, "--out", out.path, "--profile", profile.path])
+        #expect(result.status == 0, "\(result.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let item = try #require(manifest.item(source: "l.jpg"))
+        #expect(item.attachment(.thumbnail)?.width == 128)
+        #expect(item.attachment(.expanded)?.width == 600 && item.attachment(.expanded)?.height == 300)
+        #expect(manifest.profile.thumbnail.size == 128)
+    }
+
+    @Test("probe shows the detected type and displayed size; bad files exit 1 with their code")
+    func probe() throws {
+        let ok = try CommandRunner.run(pushmedia, ["probe", Fixtures.url("photos/rotated-exif6.jpg").path])
+        #expect(ok.status == 0)
+        #expect(ok.output.contains("format:      jpeg"))
+        #expect(ok.output.contains("400x600"))
+        #expect(ok.output.contains("orientation: 6"))
+        let json = try CommandRunner.run(pushmedia, ["probe", "--json", Fixtures.url("photos/scene.heic").path])
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        #expect((parsed?["probe"] as? [String: Any])?["format"] as? String == "heif")
+        let bad = try CommandRunner.run(pushmedia, ["probe", Fixtures.url("broken/not-an-image.jpg").path])
+        #expect(bad.status == 1)
+        #expect(bad.error.contains("unsupported_type"))
+    }
+
+    @Test("version names the linked libraries")
+    func version() throws {
+        let result = try CommandRunner.run(pushmedia, ["version"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("libvips 8."))
+        #expect(result.output.contains("libavformat 59."))
+    }
+}
