@@ -73,7 +73,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PushPayloadTests",
-            dependencies: ["PushPayload", "PushMediaModel", "PushAttachmentPlanner"]
+            dependencies: ["PushPayload", "PushMediaModel", "PushAttachmentPlanner"],
+            exclude: ["Golden"]
         ),
         .testTarget(
             name: "PushAttachmentPlannerTests",

@@ -1,0 +1,320 @@
+import Foundation
+import PushMediaModel
+
+/// One attachment as a payload sends it: where to download it, its type, and the
+/// `UNNotificationAttachment` options the device will apply.
+public struct PayloadAttachment: Sendable, Equatable {
+    /// Which manifest attachment this is.
+    public var role: Attachment.Role
+    /// Absolute https URL.
+    public var url: String
+    /// The UTI (`UNNotificationAttachmentOptionsTypeHintKey`).
+    public var typeHint: String
+    /// Extension without the dot, e.g. `jpg`.
+    public var fileExtension: String
+    /// Size of the file, from the manifest.
+    public var bytes: Int
+    /// `UNNotificationAttachmentOptionsThumbnailHiddenKey`.
+    public var thumbnailHidden: Bool
+    /// `UNNotificationAttachmentOptionsThumbnailClippingRectKey`, rounded to 4 decimals.
+    public var clippingRect: ClipRect?
+    /// `UNNotificationAttachmentOptionsThumbnailTimeKey`: seconds (movies) or a frame (GIFs).
+    public var thumbnailTime: Double?
+
+    public init(
+        role: Attachment.Role, url: String, typeHint: String, fileExtension: String, bytes: Int,
+        thumbnailHidden: Bool = false, clippingRect: ClipRect? = nil, thumbnailTime: Double? = nil
+    ) {
+        self.role = role
+        self.url = url
+        self.typeHint = typeHint
+        self.fileExtension = fileExtension
+        self.bytes = bytes
+        self.thumbnailHidden = thumbnailHidden
+        self.clippingRect = clippingRect
+        self.thumbnailTime = thumbnailTime
+    }
+
+    /// The same attachment with no options (for formats that carry only a URL).
+    public var withoutOptions: PayloadAttachment {
+        var copy = self
+        copy.thumbnailHidden = false
+        copy.clippingRect = nil
+        copy.thumbnailTime = nil
+        return copy
+    }
+}
+
+/// A built payload: the JSON, what it carries, and its size against the sender's limit.
+public struct Payload: Sendable, Equatable {
+    public var format: PayloadFormat
+    public var mode: PayloadMode
+    /// The payload tree; ``compactString`` is what to send.
+    public var json: PayloadJSON
+    /// The attachments the payload carries, in order, with the options a device will apply
+    /// (only what the format can express). Empty for a text-only payload.
+    public var attachments: [PayloadAttachment]
+    /// Things the sender should know (text-only fallback, options the format cannot carry, …).
+    public var warnings: [String]
+
+    /// Compact JSON, keys sorted: the bytes to send.
+    public var compactString: String { json.compactString }
+    /// Indented JSON, keys sorted.
+    public var prettyString: String { json.prettyString }
+    /// UTF-8 bytes of ``compactString``.
+    public var byteCount: Int { json.compactByteCount }
+    /// The sender's limit for this format.
+    public var byteLimit: Int { format.byteLimit }
+
+    /// Throws ``PayloadError/overLimit(format:bytes:limit:largestField:largestFieldBytes:)`` when
+    /// the compact payload is larger than ``byteLimit``.
+    public func checkSize() throws(PayloadError) {
+        let bytes = byteCount
+        guard bytes > byteLimit else { return }
+        let largest = json.largestLeaf ?? (path: "(root)", bytes: bytes)
+        throw .overLimit(
+            format: format, bytes: bytes, limit: byteLimit, largestField: largest.path,
+            largestFieldBytes: largest.bytes)
+    }
+}
+
+/// Builds the payload a sender needs from a manifest ``Item``.
+///
+/// ```swift
+/// let builder = PayloadBuilder(title: "Sale", body: "50% off today", mode: .multi)
+/// let payload = try builder.build(item, format: .apns)
+/// print(payload.compactString)
+/// ```
+public struct PayloadBuilder: Sendable {
+    /// Notification title (`aps.alert.title` and the vendors' equivalents).
+    public var title: String?
+    /// Notification body.
+    public var body: String?
+    public var mode: PayloadMode
+    /// When set, every attachment URL is this base joined with the attachment's ``Attachment/file``
+    /// (overriding URLs in the manifest).
+    public var baseURL: String?
+
+    public init(title: String? = nil, body: String? = nil, mode: PayloadMode = .multi, baseURL: String? = nil) {
+        self.title = title
+        self.body = body
+        self.mode = mode
+        self.baseURL = baseURL
+    }
+
+    /// The item with `source` in `manifest`, or ``PayloadError/itemNotFound(source:known:)``.
+    public static func item(source: String, in manifest: Manifest) throws(PayloadError) -> Item {
+        guard let item = manifest.item(source: source) else {
+            throw .itemNotFound(source: source, known: manifest.items.map(\.source))
+        }
+        return item
+    }
+
+    /// Builds and size-checks the payload for `item` in `format`.
+    public func build(_ item: Item, format: PayloadFormat) throws(PayloadError) -> Payload {
+        let payload = try render(item, format: format)
+        try payload.checkSize()
+        return payload
+    }
+
+    /// Builds the payload without the size check (``build(_:format:)`` is the checked form).
+    public func render(_ item: Item, format: PayloadFormat) throws(PayloadError) -> Payload {
+        let text = try AlertText(title: title, body: body)
+        var warnings: [String] = []
+        let selected = try selectAttachments(for: item, warnings: &warnings)
+        var androidImage: PayloadAttachment?
+        if format == .fcm, !selected.isEmpty, let expanded = item.attachment(.expanded),
+            AttachmentType.forTypeHint(expanded.typeHint)?.category == .image
+        {
+            androidImage = try make(expanded, base: try resolvedBaseURL(), hidden: false, keepThumbnailOptions: false)
+        }
+        let context = FormatContext(
+            item: item, mode: mode, text: text, selected: selected, androidImage: androidImage, warnings: warnings)
+        var payload: Payload
+        switch format {
+        case .apns: payload = try Self.apns(context)
+        case .braze: payload = try Self.braze(context)
+        case .adobe: payload = try Self.adobe(context)
+        case .airship: payload = try Self.airship(context)
+        case .onesignal: payload = try Self.oneSignal(context)
+        case .fcm: payload = try Self.fcm(context)
+        }
+        if !selected.isEmpty && !format.carriesSeveralAttachments && mode == .multi {
+            payload.warnings.append(
+                "\(format.rawValue) carries one URL: sending the \(selected[0].role.rawValue) attachment only (--mode has no effect)")
+        }
+        return payload
+    }
+
+    /// The attachments this builder's mode sends for `item`, in order, with their options.
+    ///
+    /// - `multi`: the primary attachment (movie/audio, else the expanded image) with
+    ///   `thumbnailHidden` and no thumbnail options, then the square thumbnail.
+    /// - `single`: the primary attachment with its manifest options (clipping rect, time).
+    ///
+    /// Empty, with a warning, for failed items and items without attachments.
+    public func selectAttachments(for item: Item) throws(PayloadError) -> [PayloadAttachment] {
+        var warnings: [String] = []
+        return try selectAttachments(for: item, warnings: &warnings)
+    }
+
+    func selectAttachments(for item: Item, warnings: inout [String]) throws(PayloadError) -> [PayloadAttachment] {
+        guard item.status == .ok else {
+            let reason = item.error.map { "\($0.code): \($0.message)" } ?? "no error recorded"
+            warnings.append("item \(item.source) failed (\(reason)): sending a text-only notification")
+            return []
+        }
+        guard let primary = Self.primary(of: item) else {
+            warnings.append("item \(item.source) has no attachments: sending a text-only notification")
+            return []
+        }
+        let base = try resolvedBaseURL()
+        switch mode {
+        case .single:
+            return [try make(primary, base: base, hidden: false, keepThumbnailOptions: true)]
+        case .multi:
+            guard let thumbnail = item.attachment(.thumbnail), thumbnail.role != primary.role else {
+                warnings.append("item \(item.source) has no separate thumbnail: sending one attachment")
+                return [try make(primary, base: base, hidden: false, keepThumbnailOptions: true)]
+            }
+            return [
+                try make(primary, base: base, hidden: true, keepThumbnailOptions: false),
+                try make(thumbnail, base: base, hidden: false, keepThumbnailOptions: true),
+            ]
+        }
+    }
+
+    /// The attachment formats with one URL send: the movie or audio for media, else the
+    /// expanded image, else the thumbnail.
+    public static func primary(of item: Item) -> Attachment? {
+        item.attachment(.media) ?? item.attachment(.expanded) ?? item.attachment(.thumbnail)
+    }
+
+    private func make(
+        _ attachment: Attachment, base: String?, hidden: Bool, keepThumbnailOptions: Bool
+    ) throws(PayloadError) -> PayloadAttachment {
+        guard AttachmentType.forTypeHint(attachment.typeHint) != nil else {
+            throw .unsupportedType(role: attachment.role, typeHint: attachment.typeHint)
+        }
+        var rect: ClipRect?
+        var time: Double?
+        if keepThumbnailOptions {
+            if let r = attachment.options.thumbnailClippingRect {
+                guard r.isValidUnitRect else { throw .invalidClipRect(role: attachment.role, r) }
+                rect = Self.rounded(r)
+            }
+            if let t = attachment.options.thumbnailTime {
+                guard t.isFinite, t >= 0 else { throw .invalidThumbnailTime(role: attachment.role, t) }
+                time = (t * 1000).rounded() / 1000
+            }
+        }
+        return PayloadAttachment(
+            role: attachment.role, url: try url(for: attachment, base: base),
+            typeHint: attachment.typeHint, fileExtension: attachment.fileExtension,
+            bytes: attachment.bytes, thumbnailHidden: hidden, clippingRect: rect, thumbnailTime: time)
+    }
+
+    /// Rounds to 4 decimals (0.01 % of the image) and keeps the rect inside the unit square.
+    static func rounded(_ r: ClipRect) -> ClipRect {
+        func round4(_ v: Double) -> Double { (v * 10_000).rounded() / 10_000 }
+        let x = round4(r.x)
+        let y = round4(r.y)
+        let width = min(round4(r.width), round4(1 - x))
+        let height = min(round4(r.height), round4(1 - y))
+        return ClipRect(x: x, y: y, width: width, height: height)
+    }
+
+    private func resolvedBaseURL() throws(PayloadError) -> String? {
+        guard let baseURL else { return nil }
+        if let reason = Self.httpsProblem(baseURL) { throw .invalidBaseURL(baseURL, reason: reason) }
+        return baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+    }
+
+    private func url(for attachment: Attachment, base: String?) throws(PayloadError) -> String {
+        let url: String
+        if let base {
+            let file = attachment.file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? attachment.file
+            url = base + (file.hasPrefix("/") ? String(file.dropFirst()) : file)
+        } else if let manifestURL = attachment.url {
+            url = manifestURL
+        } else {
+            throw .missingURL(role: attachment.role, file: attachment.file)
+        }
+        if let reason = Self.httpsProblem(url) { throw .invalidURL(role: attachment.role, url: url, reason: reason) }
+        return url
+    }
+
+    /// Why `string` is not an absolute https URL, or `nil` when it is one.
+    static func httpsProblem(_ string: String) -> String? {
+        if string.isEmpty { return "is empty" }
+        if string.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) {
+            return "contains whitespace or control characters"
+        }
+        guard let components = URLComponents(string: string) else { return "is not a valid URL" }
+        guard let scheme = components.scheme else { return "is not absolute (no scheme)" }
+        guard scheme.lowercased() == "https" else { return "uses \(scheme), not https" }
+        guard let host = components.host, !host.isEmpty else { return "has no host" }
+        return nil
+    }
+}
+
+/// The alert text: at least one of title and body.
+struct AlertText: Sendable {
+    var title: String?
+    var body: String?
+
+    init(title: String?, body: String?) throws(PayloadError) {
+        self.title = title.flatMap { $0.isEmpty ? nil : $0 }
+        self.body = body.flatMap { $0.isEmpty ? nil : $0 }
+        if self.title == nil && self.body == nil { throw .missingAlertText }
+    }
+
+    /// `{"title": …, "body": …}` with the parts that are set.
+    var object: [String: PayloadJSON] {
+        var alert: [String: PayloadJSON] = [:]
+        if let title { alert["title"] = .string(title) }
+        if let body { alert["body"] = .string(body) }
+        return alert
+    }
+}
+
+/// What every format builder gets.
+struct FormatContext: Sendable {
+    var item: Item
+    var mode: PayloadMode
+    var text: AlertText
+    /// From ``PayloadBuilder/selectAttachments(for:)``; empty means text-only.
+    var selected: [PayloadAttachment]
+    /// The expanded image, for FCM's `android.notification.image`.
+    var androidImage: PayloadAttachment?
+    var warnings: [String]
+
+    /// The first selected attachment: what one-URL formats send.
+    var primary: PayloadAttachment? { selected.first.map { $0.withoutOptions } }
+
+    /// The `aps` dictionary: the alert, and `mutable-content: 1` when there is media to attach.
+    var aps: PayloadJSON {
+        var aps: [String: PayloadJSON] = ["alert": .object(text.object)]
+        if !selected.isEmpty { aps["mutable-content"] = .int(1) }
+        return .object(aps)
+    }
+
+    func payload(_ format: PayloadFormat, _ json: [String: PayloadJSON], carries: [PayloadAttachment], warnings extra: [String] = []) -> Payload {
+        Payload(format: format, mode: mode, json: .object(json), attachments: carries, warnings: warnings + extra)
+    }
+}
+
+extension PayloadAttachment {
+    /// True when the URL's path ends with `.fileExtension`: device code that infers the type
+    /// from the URL (Adobe, FCM, OneSignal, Airship samples) needs it.
+    var urlShowsExtension: Bool {
+        guard let path = URLComponents(string: url)?.path else { return false }
+        return path.lowercased().hasSuffix("." + fileExtension.lowercased())
+    }
+
+    var extensionWarning: String? {
+        urlShowsExtension
+            ? nil
+            : "the \(role.rawValue) URL does not end with .\(fileExtension): device code that infers the type from the URL may not attach it"
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import PushMediaModel
+import PushPayload
+
+/// `pushmedia payload`: prints the push payload for one manifest item. All logic is in
+/// PushPayload; this only reads the manifest and prints.
+public struct PayloadCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "payload",
+        abstract: "Print the push payload that sends one manifest item's attachments.",
+        discussion: """
+            Formats: apns (PushMedia's own `pm` list), braze (ab.att), adobe (adb_media), \
+            airship (media_attachment), onesignal (ios_attachments), fcm (HTTP v1 message). \
+            The payload is checked against the sender's size limit; see docs/payload.md.
+            """)
+
+    @Option(name: .long, help: "The manifest written by `pushmedia`.")
+    var manifest: String
+
+    @Option(name: .long, help: "The item's source, as in the manifest.")
+    var item: String
+
+    @Option(name: .long, help: "apns, braze, adobe, airship, onesignal or fcm.")
+    var format: PayloadFormat
+
+    @Option(name: .long, help: "Notification title.")
+    var title: String?
+
+    @Option(name: .long, help: "Notification body.")
+    var body: String?
+
+    @Option(name: .long, help: "multi: expanded (thumbnail hidden) + square thumbnail; single: expanded with its clipping rect.")
+    var mode: PayloadMode = .multi
+
+    @Option(name: .long, help: "https base URL the output folder is served from; overrides URLs in the manifest.")
+    var baseURL: String?
+
+    @Flag(name: .long, help: "Indent the JSON (the size limit always counts the compact form).")
+    var pretty = false
+
+    public init() {}
+
+    public func run() throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: self.manifest))
+        } catch {
+            printError("error: cannot read manifest \(self.manifest): \(error.localizedDescription)")
+            throw ExitCode(1)
+        }
+        let manifest: Manifest
+        do {
+            manifest = try Manifest.decode(from: data)
+        } catch {
+            printError("error: \(self.manifest) is not a PushMedia manifest: \(error)")
+            throw ExitCode(1)
+        }
+        do {
+            let item = try PayloadBuilder.item(source: item, in: manifest)
+            let builder = PayloadBuilder(title: title, body: body, mode: mode, baseURL: baseURL)
+            let payload = try builder.build(item, format: format)
+            for warning in payload.warnings { printError("warning: \(warning)") }
+            printError("\(format.rawValue) payload: \(payload.byteCount) of \(payload.byteLimit) bytes")
+            print(pretty ? payload.prettyString : payload.compactString)
+        } catch {
+            printError("error: \(error.description)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+extension PayloadFormat: ExpressibleByArgument {}
+extension PayloadMode: ExpressibleByArgument {}
