@@ -50,11 +50,13 @@ extension Vips.Image {
 
     /// Shrink-on-load decode to fit `width`×`height` (never larger than the source), upright
     /// (EXIF orientation applied) and colour-managed to sRGB.
+    /// With `allPages`, every frame of an animation is decoded and resized (frames stacked
+    /// vertically, `page-height` set).
     static func thumbnail(
-        from source: Vips.Source, width: Int, height: Int, failOn: Vips.FailOn = .truncated
+        from source: Vips.Source, width: Int, height: Int, allPages: Bool = false, failOn: Vips.FailOn = .truncated
     ) throws -> Vips.Image {
         try Vips.call("thumbnail") {
-            pm_thumbnail_source(source.pointer, $0, Int32(width), Int32(height), failOn.rawValue, 0)
+            pm_thumbnail_source(source.pointer, $0, Int32(width), Int32(height), failOn.rawValue, allPages ? 1 : 0)
         }
     }
 
