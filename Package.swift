@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "PushMediaModel", targets: ["PushMediaModel"]),
         .library(name: "PushPayload", targets: ["PushPayload"]),
         .library(name: "PushAttachmentPlanner", targets: ["PushAttachmentPlanner"]),
+        .library(name: "PushMediaPreview", targets: ["PushMediaPreview"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,6 +44,8 @@ let package = Package(
             name: "PushMedia",
             dependencies: [
                 "PushMediaModel",
+                "CVips",
+                "CFFmpeg",
                 "CPushMediaShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -55,6 +58,8 @@ let package = Package(
         // Device side: reads payloads back into attachments to download (no dependencies, so an
         // app extension can copy it alone).
         .target(name: "PushAttachmentPlanner"),
+        // The preview page: every notification as iOS draws it, from a manifest.
+        .target(name: "PushMediaPreview", dependencies: ["PushMediaModel"]),
 
         .executableTarget(
             name: "pushmedia",
@@ -62,6 +67,7 @@ let package = Package(
                 "PushMedia",
                 "PushMediaModel",
                 "PushPayload",
+                "PushMediaPreview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -75,6 +81,10 @@ let package = Package(
             name: "PushPayloadTests",
             dependencies: ["PushPayload", "PushMediaModel", "PushAttachmentPlanner"],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "PushMediaPreviewTests",
+            dependencies: ["PushMediaPreview", "PushMediaModel"]
         ),
         .testTarget(
             name: "PushAttachmentPlannerTests",

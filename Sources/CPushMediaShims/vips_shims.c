@@ -51,16 +51,38 @@ VipsImage *pm_image_new_from_buffer(const void *buf, size_t len) {
 }
 
 int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
-                        int fail_on, int linear) {
+                        int fail_on, int all_pages) {
     // libvips 8.14 does not hand thumbnail's own fail_on to a source loader: pass it in the
     // loader's option string as well.
     const char *nick = vips_enum_nick(VIPS_TYPE_FAIL_ON, fail_on);
     char options[64];
-    snprintf(options, sizeof(options), "fail_on=%s", nick ? nick : "truncated");
+    snprintf(options, sizeof(options), "fail_on=%s%s", nick ? nick : "truncated",
+             all_pages ? ",n=-1" : "");
     return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
                                  "export_profile", "srgb", "fail_on", (VipsFailOn)fail_on,
-                                 "option_string", options, "linear", linear, NULL);
+                                 "option_string", options, NULL);
 }
+
+typedef struct {
+    gint64 deadline_us;
+} PmDeadline;
+
+static void pm_on_eval(VipsImage *image, VipsProgress *progress, gpointer data) {
+    (void)progress;
+    PmDeadline *deadline = (PmDeadline *)data;
+    if (g_get_monotonic_time() > deadline->deadline_us) vips_image_set_kill(image, TRUE);
+}
+
+void pm_image_set_deadline(VipsImage *image, gint64 deadline_us) {
+    PmDeadline *deadline = g_new(PmDeadline, 1);
+    deadline->deadline_us = deadline_us;
+    // Freed with the image.
+    g_object_set_data_full(G_OBJECT(image), "pushmedia-deadline", deadline, g_free);
+    vips_image_set_progress(image, TRUE);
+    g_signal_connect(image, "eval", G_CALLBACK(pm_on_eval), deadline);
+}
+
+void pm_image_kill(VipsImage *image) { vips_image_set_kill(image, TRUE); }
 
 int pm_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
     return vips_colourspace(in, out, space, NULL);
@@ -92,6 +114,19 @@ int pm_min(VipsImage *in, double *out) { return vips_min(in, out, NULL); }
 
 int pm_avg(VipsImage *in, double *out) { return vips_avg(in, out, NULL); }
 
+int pm_deviate(VipsImage *in, double *out) { return vips_deviate(in, out, NULL); }
+
+int pm_arrayjoin(VipsImage **in, int n, VipsImage **out, int across) {
+    return vips_arrayjoin(in, out, n, "across", across, NULL);
+}
+
+int pm_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL); }
+
+int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, int bitdepth, int effort) {
+    return vips_gifsave_buffer(in, buf, len, "bitdepth", bitdepth, "effort", effort,
+                               "strip", TRUE, NULL);
+}
+
 int pm_getpoint(VipsImage *in, int x, int y, double *values, int max_bands, int *n) {
     double *vector = NULL;
     int count = 0;
@@ -117,4 +152,24 @@ int pm_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int compression,
                                    NULL);
     }
     return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", TRUE, NULL);
+}
+
+int pm_noise_rgb(VipsImage **out, int width, int height, double sigma, int seed) {
+    VipsImage *bands[3] = {NULL, NULL, NULL};
+    VipsImage *joined = NULL, *cast = NULL;
+    int result = -1;
+    for (int i = 0; i < 3; i++) {
+        if (vips_gaussnoise(&bands[i], width, height, "mean", 128.0, "sigma", sigma,
+                            "seed", seed * 3 + i, NULL) != 0)
+            goto done;
+    }
+    if (vips_bandjoin(bands, &joined, 3, NULL) != 0) goto done;
+    if (vips_cast(joined, &cast, VIPS_FORMAT_UCHAR, NULL) != 0) goto done;
+    if (vips_copy(cast, out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL) != 0) goto done;
+    result = 0;
+done:
+    for (int i = 0; i < 3; i++) if (bands[i]) g_object_unref(bands[i]);
+    if (joined) g_object_unref(joined);
+    if (cast) g_object_unref(cast);
+    return result;
 }

@@ -17,13 +17,22 @@ public struct Attachment: Codable, Sendable, Equatable {
     public var sha256: String
     public var width: Int?
     public var height: Int?
+    /// Frames of an animated GIF.
+    public var frames: Int?
+    /// The byte budget this file had to meet (never above the type's hard limit).
+    public var budget: Int?
+    /// What the budget ladder did to fit.
+    public var encoding: Encoding?
     public var options: Options
 
     public init(
         identifier: String, role: Role, file: String, url: String? = nil, typeHint: String,
         fileExtension: String, mimeType: String, bytes: Int, sha256: String, width: Int? = nil,
-        height: Int? = nil, options: Options
+        height: Int? = nil, frames: Int? = nil, budget: Int? = nil, encoding: Encoding? = nil, options: Options
     ) {
+        self.frames = frames
+        self.budget = budget
+        self.encoding = encoding
         self.identifier = identifier
         self.role = role
         self.file = file
@@ -36,6 +45,30 @@ public struct Attachment: Codable, Sendable, Equatable {
         self.width = width
         self.height = height
         self.options = options
+    }
+
+    /// The settings the encoder ended with, and how many encodes it took to get there.
+    public struct Encoding: Codable, Sendable, Equatable {
+        /// JPEG quality.
+        public var quality: Int?
+        /// Palette size (PNG palette or GIF colours); absent for true colour.
+        public var colours: Int?
+        /// Scale relative to the planned size (1 = not downscaled).
+        public var scale: Double
+        /// Frames kept of an animation (of ``framesTotal``).
+        public var framesKept: Int?
+        public var framesTotal: Int?
+        /// Encodes tried.
+        public var attempts: Int
+
+        public init(quality: Int? = nil, colours: Int? = nil, scale: Double = 1, framesKept: Int? = nil, framesTotal: Int? = nil, attempts: Int) {
+            self.quality = quality
+            self.colours = colours
+            self.scale = scale
+            self.framesKept = framesKept
+            self.framesTotal = framesTotal
+            self.attempts = attempts
+        }
     }
 
     /// What the attachment is for.

@@ -3,7 +3,7 @@
 
 extension Profile {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, thumbnail, expanded, crop, jpeg, png
+        case name, thumbnail, expanded, crop, jpeg, png, animation, budgets, limits
     }
 
     public init(from decoder: Decoder) throws {
@@ -16,6 +16,9 @@ extension Profile {
         crop = try c.decodeIfPresent(CropStrategy.self, forKey: .crop) ?? d.crop
         jpeg = try c.decodeIfPresent(JPEG.self, forKey: .jpeg) ?? d.jpeg
         png = try c.decodeIfPresent(PNG.self, forKey: .png) ?? d.png
+        animation = try c.decodeIfPresent(Animation.self, forKey: .animation) ?? d.animation
+        budgets = try c.decodeIfPresent(Budgets.self, forKey: .budgets) ?? d.budgets
+        limits = try c.decodeIfPresent(Limits.self, forKey: .limits) ?? d.limits
     }
 
     /// Problems with the values (out of range), in words; empty when the profile is usable.
@@ -30,6 +33,22 @@ extension Profile {
         check(expanded.aspect.height, 1...100, "expanded.aspect height")
         check(jpeg.quality, 1...100, "jpeg.quality")
         check(png.compression, 0...9, "png.compression")
+        check(jpeg.minQuality, 1...jpeg.quality, "jpeg.minQuality")
+        check(animation.minColours, 2...256, "animation.minColours")
+        check(animation.maxFrameStep, 1...8, "animation.maxFrameStep")
+        let image = AttachmentType.maxBytes(for: .image)
+        check(budgets.thumbnail, 1_000...image, "budgets.thumbnail")
+        check(budgets.expanded, 1_000...image, "budgets.expanded")
+        check(budgets.animated, 1_000...image, "budgets.animated")
+        check(budgets.movie, 10_000...AttachmentType.maxBytes(for: .movie), "budgets.movie")
+        check(budgets.audio, 10_000...AttachmentType.maxBytes(for: .audio), "budgets.audio")
+        check(limits.maxInputBytes, 1...(1 << 40), "limits.maxInputBytes")
+        check(limits.maxPixels, 1...(1 << 40), "limits.maxPixels")
+        check(limits.maxFrames, 1...100_000, "limits.maxFrames")
+        check(limits.maxAnimationPixels, 1...(1 << 42), "limits.maxAnimationPixels")
+        if !(limits.timeoutSeconds > 0 && limits.timeoutSeconds <= 3600) {
+            out.append("limits.timeoutSeconds must be in 0…3600 (exclusive of 0), got \(limits.timeoutSeconds)")
+        }
         return out
     }
 }
@@ -55,11 +74,55 @@ extension Profile.Expanded {
 }
 
 extension Profile.JPEG {
-    enum CodingKeys: String, CodingKey, CaseIterable { case quality }
+    enum CodingKeys: String, CodingKey, CaseIterable { case quality, minQuality }
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        quality = try c.decodeIfPresent(Int.self, forKey: .quality) ?? Self().quality
+        let d = Self()
+        quality = try c.decodeIfPresent(Int.self, forKey: .quality) ?? d.quality
+        minQuality = try c.decodeIfPresent(Int.self, forKey: .minQuality) ?? min(d.minQuality, quality)
+    }
+}
+
+extension Profile.Animation {
+    enum CodingKeys: String, CodingKey, CaseIterable { case stillThumbnail, minColours, maxFrameStep }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Self()
+        stillThumbnail = try c.decodeIfPresent(Bool.self, forKey: .stillThumbnail) ?? d.stillThumbnail
+        minColours = try c.decodeIfPresent(Int.self, forKey: .minColours) ?? d.minColours
+        maxFrameStep = try c.decodeIfPresent(Int.self, forKey: .maxFrameStep) ?? d.maxFrameStep
+    }
+}
+
+extension Profile.Budgets {
+    enum CodingKeys: String, CodingKey, CaseIterable { case thumbnail, expanded, animated, movie, audio }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Self()
+        thumbnail = try c.decodeIfPresent(Int.self, forKey: .thumbnail) ?? d.thumbnail
+        expanded = try c.decodeIfPresent(Int.self, forKey: .expanded) ?? d.expanded
+        animated = try c.decodeIfPresent(Int.self, forKey: .animated) ?? d.animated
+        movie = try c.decodeIfPresent(Int.self, forKey: .movie) ?? d.movie
+        audio = try c.decodeIfPresent(Int.self, forKey: .audio) ?? d.audio
+    }
+}
+
+extension Profile.Limits {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case maxInputBytes, maxPixels, maxFrames, maxAnimationPixels, timeoutSeconds
+    }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Self()
+        maxInputBytes = try c.decodeIfPresent(Int.self, forKey: .maxInputBytes) ?? d.maxInputBytes
+        maxPixels = try c.decodeIfPresent(Int.self, forKey: .maxPixels) ?? d.maxPixels
+        maxFrames = try c.decodeIfPresent(Int.self, forKey: .maxFrames) ?? d.maxFrames
+        maxAnimationPixels = try c.decodeIfPresent(Int.self, forKey: .maxAnimationPixels) ?? d.maxAnimationPixels
+        timeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .timeoutSeconds) ?? d.timeoutSeconds
     }
 }
 

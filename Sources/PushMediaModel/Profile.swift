@@ -8,6 +8,11 @@ public struct Profile: Codable, Sendable, Equatable {
     public var crop: CropStrategy
     public var jpeg: JPEG
     public var png: PNG
+    public var animation: Animation
+    /// Byte budgets per output, below Apple's hard limits.
+    public var budgets: Budgets
+    /// Input safety limits, checked from the header before pixels are decoded.
+    public var limits: Limits
 
     public init(
         name: String = "default",
@@ -15,7 +20,10 @@ public struct Profile: Codable, Sendable, Equatable {
         expanded: Expanded = Expanded(),
         crop: CropStrategy = .attention,
         jpeg: JPEG = JPEG(),
-        png: PNG = PNG()
+        png: PNG = PNG(),
+        animation: Animation = Animation(),
+        budgets: Budgets = Budgets(),
+        limits: Limits = Limits()
     ) {
         self.name = name
         self.thumbnail = thumbnail
@@ -23,6 +31,9 @@ public struct Profile: Codable, Sendable, Equatable {
         self.crop = crop
         self.jpeg = jpeg
         self.png = png
+        self.animation = animation
+        self.budgets = budgets
+        self.limits = limits
     }
 
     /// The built-in profile.
@@ -50,9 +61,76 @@ public struct Profile: Codable, Sendable, Equatable {
     }
 
     public struct JPEG: Codable, Sendable, Equatable {
-        /// 1…100.
+        /// 1…100: the quality used when the output fits its budget.
         public var quality: Int
-        public init(quality: Int = 80) { self.quality = quality }
+        /// The lowest quality the budget search may go to before it downscales instead.
+        public var minQuality: Int
+        public init(quality: Int = 80, minQuality: Int = 40) {
+            self.quality = quality
+            self.minQuality = minQuality
+        }
+    }
+
+    /// Animated images (GIF, animated WebP).
+    public struct Animation: Codable, Sendable, Equatable {
+        /// When true the thumbnail is a still image of the representative frame instead of an
+        /// animated GIF.
+        public var stillThumbnail: Bool
+        /// Fewest colours the budget ladder may reduce a GIF to (2…256).
+        public var minColours: Int
+        /// Keep at least every n-th frame when dropping frames to fit the budget (2…8).
+        public var maxFrameStep: Int
+        public init(stillThumbnail: Bool = false, minColours: Int = 32, maxFrameStep: Int = 4) {
+            self.stillThumbnail = stillThumbnail
+            self.minColours = minColours
+            self.maxFrameStep = maxFrameStep
+        }
+    }
+
+    /// Byte budgets (decimal: 1 KB = 1000 bytes, as Apple states its limits). Never above the
+    /// hard limit of the attachment type.
+    public struct Budgets: Codable, Sendable, Equatable {
+        public var thumbnail: Int
+        /// Expanded still image; 1 MB also fits FCM's Android image limit.
+        public var expanded: Int
+        /// Animated GIFs (thumbnail and expanded).
+        public var animated: Int
+        public var movie: Int
+        public var audio: Int
+        public init(
+            thumbnail: Int = 150_000, expanded: Int = 1_000_000, animated: Int = 5_000_000,
+            movie: Int = 10_000_000, audio: Int = 5_000_000
+        ) {
+            self.thumbnail = thumbnail
+            self.expanded = expanded
+            self.animated = animated
+            self.movie = movie
+            self.audio = audio
+        }
+    }
+
+    /// Input safety limits. Each one fails the item with its own error code.
+    public struct Limits: Codable, Sendable, Equatable {
+        /// `input_too_large`.
+        public var maxInputBytes: Int
+        /// `too_many_pixels`: of a still image, or of one animation frame.
+        public var maxPixels: Int
+        /// `too_many_frames`.
+        public var maxFrames: Int
+        /// `too_many_frames`: frames × pixels per frame of an animation.
+        public var maxAnimationPixels: Int
+        /// `timeout`: seconds one item may take.
+        public var timeoutSeconds: Double
+        public init(
+            maxInputBytes: Int = 200_000_000, maxPixels: Int = 50_000_000, maxFrames: Int = 1000,
+            maxAnimationPixels: Int = 500_000_000, timeoutSeconds: Double = 60
+        ) {
+            self.maxInputBytes = maxInputBytes
+            self.maxPixels = maxPixels
+            self.maxFrames = maxFrames
+            self.maxAnimationPixels = maxAnimationPixels
+            self.timeoutSeconds = timeoutSeconds
+        }
     }
 
     public struct PNG: Codable, Sendable, Equatable {

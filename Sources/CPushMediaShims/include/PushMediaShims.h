@@ -25,8 +25,15 @@ VipsImage *pm_image_new_from_source(VipsSource *source, int fail_on, int n);
 VipsImage *pm_image_new_from_buffer(const void *buf, size_t len);
 
 /// vips_thumbnail_source: shrink-on-load, auto-orient, colour-manage to sRGB, downsize only.
+/// all_pages: load every frame of an animation (each frame is resized; page-height is set).
 int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
-                        int fail_on, int linear);
+                        int fail_on, int all_pages);
+
+/// Makes evaluation of `image` (and of everything computed from it) stop with an error once
+/// g_get_monotonic_time() passes deadline_us: libvips' eval signal sets the kill flag.
+void pm_image_set_deadline(VipsImage *image, gint64 deadline_us);
+/// Sets the kill flag now (another thread's evaluation of the image stops).
+void pm_image_kill(VipsImage *image);
 
 // ---- operations -----------------------------------------------------------------------------
 
@@ -40,9 +47,18 @@ int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
 int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
                  VipsInteresting interesting, int *attention_x, int *attention_y);
 int pm_min(VipsImage *in, double *out);
+int pm_deviate(VipsImage *in, double *out);
+/// Joins images top to bottom (across = 1) or in a grid.
+int pm_arrayjoin(VipsImage **in, int n, VipsImage **out, int across);
+/// A new header around the same pixels, so metadata can be set without touching the input.
+int pm_copy(VipsImage *in, VipsImage **out);
 int pm_avg(VipsImage *in, double *out);
 /// Reads one pixel; values is caller-allocated with room for max_bands doubles.
 int pm_getpoint(VipsImage *in, int x, int y, double *values, int max_bands, int *n);
+
+/// Seeded RGB noise (sRGB, 8-bit): worst-case content for budgets and timeouts in tests and
+/// benchmarks.
+int pm_noise_rgb(VipsImage **out, int width, int height, double sigma, int seed);
 
 // ---- saving ---------------------------------------------------------------------------------
 
@@ -51,6 +67,9 @@ int pm_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
 /// palette: quantize with libimagequant to 2^bitdepth colours.
 int pm_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int compression,
                       int palette, int bitdepth);
+
+/// Animated GIF (frames stacked vertically, page-height, delay and loop set on the image).
+int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, int bitdepth, int effort);
 
 // ---- FFmpeg macros --------------------------------------------------------------------------
 

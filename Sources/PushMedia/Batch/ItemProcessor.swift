@@ -18,7 +18,7 @@ public struct ItemProcessor: Sendable {
     /// Processes one file synchronously (blocking: libvips does the work on this thread and its own).
     public func process(_ input: InputFile) -> Item {
         let context = ProcessingContext(
-            input: input, profile: profile, options: options, deadline: .now + options.timeLimit)
+            input: input, profile: profile, options: options, deadline: .now + .milliseconds(Int(profile.limits.timeoutSeconds * 1000)))
         do {
             try Vips.start()
             try Pipeline.stillImage.run(context)

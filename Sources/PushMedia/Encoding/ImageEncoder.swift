@@ -3,12 +3,13 @@ import PushMediaModel
 
 /// The formats PushMedia writes images in.
 public enum OutputImageFormat: String, Sendable {
-    case jpeg, png
+    case jpeg, png, gif
 
     public var attachmentType: AttachmentType {
         switch self {
         case .jpeg: .jpeg
         case .png: .png
+        case .gif: .gif
         }
     }
 }
@@ -20,28 +21,108 @@ struct EncodedImage {
     var format: OutputImageFormat
     var width: Int
     var height: Int
+    var frames: Int?
+    var budget: Int
+    var settings: EncodeSettings
+    var encoding: Attachment.Encoding
 }
 
-/// The one place images become bytes. Every format goes through ``encode(_:as:profile:)``, so
-/// byte budgets can be added here once for all of them. Outputs never carry metadata (EXIF, GPS,
-/// XMP, ICC): the savers run with `strip`.
+/// The one place pixels become bytes, for every format: the ``BudgetLadder`` says which settings
+/// to try, this renders them, until an attempt fits `min(budget, hard limit)`. Outputs never
+/// carry metadata (EXIF, GPS, XMP, ICC): the savers run with `strip`.
 enum ImageEncoder {
-    /// JPEG for opaque images, PNG when the alpha channel is real.
-    static func format(keepsAlpha: Bool) -> OutputImageFormat { keepsAlpha ? .png : .jpeg }
+    /// JPEG for opaque stills, PNG when the alpha is real, GIF for animations.
+    static func format(for pixels: VariantPixels, keepsAlpha: Bool) -> OutputImageFormat {
+        if case .animation = pixels { return .gif }
+        return keepsAlpha ? .png : .jpeg
+    }
 
-    static func encode(_ image: Vips.Image, as format: OutputImageFormat, profile: Profile) throws -> Data {
-        let data: Data
-        switch format {
-        case .jpeg:
-            data = try image.jpegData(quality: profile.jpeg.quality, optimizeCoding: true)
-        case .png:
-            data = try image.pngData(compression: profile.png.compression)
+    static func encode(
+        _ pixels: VariantPixels, role: Attachment.Role, as format: OutputImageFormat, budget: Int,
+        profile: Profile, deadline: ContinuousClock.Instant
+    ) throws -> EncodedImage {
+        let hardLimit = format.attachmentType.maxBytes
+        let ladderFormat: BudgetLadder.Format =
+            switch (format, pixels) {
+            case (.jpeg, _): .jpeg(quality: profile.jpeg.quality, minQuality: profile.jpeg.minQuality)
+            case (.png, _): .png
+            case (.gif, .animation(let animation)):
+                .gif(frames: animation.frames.count, minColours: profile.animation.minColours, maxFrameStep: profile.animation.maxFrameStep)
+            case (.gif, .still): .gif(frames: 1, minColours: profile.animation.minColours, maxFrameStep: 1)
+            }
+        var ladder = BudgetLadder(
+            format: ladderFormat, budget: budget, hardLimit: hardLimit,
+            size: PixelSize(width: pixels.width, height: pixels.height))
+        var settings = ladder.start()
+        // Attempts that fit, so the accepted one need not be encoded again.
+        var fitting: [(settings: EncodeSettings, rendered: Rendered)] = []
+        while true {
+            if ContinuousClock.now > deadline {
+                throw ItemError(.timeout, "time limit reached while fitting the \(role.rawValue) into \(budget) bytes")
+            }
+            let rendered = try render(pixels, format: format, settings: settings, profile: profile)
+            if rendered.data.count <= ladder.limit { fitting.append((settings, rendered)) }
+            switch ladder.record(settings, bytes: rendered.data.count) {
+            case .attempt(let next):
+                settings = next
+            case .accept(let accepted, _):
+                guard let chosen = fitting.last(where: { $0.settings == accepted })?.rendered, chosen.data.count <= hardLimit else {
+                    throw ItemError(.internalError, "budget ladder accepted an attempt that was not kept")
+                }
+                return EncodedImage(
+                    role: role, data: chosen.data, format: format, width: chosen.width, height: chosen.height,
+                    frames: chosen.frames, budget: ladder.limit, settings: accepted,
+                    encoding: Attachment.Encoding(
+                        quality: accepted.quality, colours: accepted.colours, scale: accepted.scale,
+                        framesKept: chosen.frames, framesTotal: pixels.frameCount, attempts: ladder.attempts.count))
+            case .fail(let smallest, let bytes):
+                throw ItemError(
+                    .overBudget,
+                    "the \(role.rawValue) cannot fit \(ladder.limit) bytes: the smallest of \(ladder.attempts.count) attempts "
+                        + "was \(bytes) bytes (\(smallest)); tried \(ladder.attempts.map { "\($0.settings): \($0.bytes)" }.joined(separator: "; "))")
+            }
         }
-        let limit = format.attachmentType.maxBytes
-        guard data.count <= limit else {
-            throw ItemError(
-                .overBudget, "\(format.rawValue) output is \(data.count) bytes, over iOS's limit of \(limit) bytes")
+    }
+
+    struct Rendered {
+        var data: Data
+        var width: Int
+        var height: Int
+        var frames: Int?
+    }
+
+    static func render(_ pixels: VariantPixels, format: OutputImageFormat, settings: EncodeSettings, profile: Profile) throws -> Rendered {
+        switch pixels {
+        case .still(let image):
+            let scaled = try scale(image, settings.scale)
+            let data: Data =
+                switch format {
+                case .jpeg: try scaled.jpegData(quality: settings.quality ?? profile.jpeg.quality, optimizeCoding: true)
+                case .png: try scaled.pngData(compression: profile.png.compression, paletteBits: settings.paletteBits)
+                case .gif: try scaled.gifData(paletteBits: settings.paletteBits ?? 8)
+                }
+            return Rendered(data: data, width: scaled.width, height: scaled.height)
+        case .animation(let animation):
+            let kept = animation.keepingEvery(settings.frameStep)
+            let frames = try kept.frames.map { try scale($0, settings.scale) }
+            let joined = try Vips.Image.animation(frames: frames, delays: kept.delays, loop: kept.loop)
+            return Rendered(
+                data: try joined.gifData(paletteBits: settings.paletteBits ?? 8), width: frames[0].width,
+                height: frames[0].height, frames: frames.count)
         }
-        return data
+    }
+
+    private static func scale(_ image: Vips.Image, _ factor: Double) throws -> Vips.Image {
+        guard factor < 1 else { return image }
+        let width = max(1, Int((Double(image.width) * factor).rounded()))
+        let height = max(1, Int((Double(image.height) * factor).rounded()))
+        return try image.resize(horizontal: Double(width) / Double(image.width), vertical: Double(height) / Double(image.height))
+    }
+}
+
+extension VariantPixels {
+    var frameCount: Int? {
+        if case .animation(let animation) = self { return animation.frames.count }
+        return nil
     }
 }

@@ -42,6 +42,7 @@ struct Pipeline: Sendable {
     static let stillImage = Pipeline(steps: [
         ReadSourceStep(),
         ProbeImageStep(),
+        CheckLimitsStep(),
         DecodeStep(),
         FindSubjectStep(),
         CropStep(),

@@ -22,12 +22,18 @@ final class ProcessingContext {
 
     // DecodeStep
     var plan: ImagePlan?
-    /// The one decode (shrunk on load, upright, 8-bit sRGB) both variants are cut from.
+    /// The one decode (shrunk on load, upright, 8-bit sRGB) both variants are cut from. For an
+    /// animation, all frames stacked vertically, each ``frameHeight`` high.
     var working: Vips.Image?
     var keepsAlpha = false
+    var frameHeight: Int?
+    /// Per-frame delays (ms) and loop count of an animation.
+    var timing: (delays: [Int], loop: Int)?
 
     // FindSubjectStep
     var subject: UnitPoint?
+    /// The animation frame that stands for the whole (not a blank first frame).
+    var representativeFrame: Int?
 
     // CropStep
     var variants: [Variant] = []
@@ -51,13 +57,15 @@ final class ProcessingContext {
     /// A rendered (not yet encoded) variant.
     struct Variant {
         var role: Attachment.Role
-        var image: Vips.Image
+        var pixels: VariantPixels
     }
+
+    var isAnimation: Bool { (probe?.frames ?? 1) > 1 }
 
     /// Where the item's time runs out, as an error.
     func checkDeadline(before step: String) throws {
         if ContinuousClock.now > deadline {
-            throw ItemError(.timeout, "time limit of \(options.timeLimit) reached before \(step)")
+            throw ItemError(.timeout, "time limit of \(profile.limits.timeoutSeconds) s reached before \(step)")
         }
     }
 }
@@ -81,12 +89,9 @@ public struct ProcessingOptions: Sendable {
     public var outputDirectory: URL
     /// Joined with file names to make attachment URLs.
     public var baseURL: String?
-    /// Longest one item may take.
-    public var timeLimit: Duration
 
-    public init(outputDirectory: URL, baseURL: String? = nil, timeLimit: Duration = .seconds(60)) {
+    public init(outputDirectory: URL, baseURL: String? = nil) {
         self.outputDirectory = outputDirectory
         self.baseURL = baseURL
-        self.timeLimit = timeLimit
     }
 }

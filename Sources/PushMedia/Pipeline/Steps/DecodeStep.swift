@@ -1,8 +1,8 @@
-import CVips
 import PushMediaModel
 
 /// Decodes the image once, shrunk on load to the smallest size both variants can be cut from,
 /// upright (EXIF orientation), colour-managed to 8-bit sRGB, with alpha kept only when real.
+/// Animations decode every frame the same way. The decode stops when the item's time runs out.
 struct DecodeStep: PipelineStep {
     var name: String { "decode" }
 
@@ -12,35 +12,30 @@ struct DecodeStep: PipelineStep {
         context.plan = plan
         do {
             let decoded = try Vips.Image.thumbnail(
-                from: Vips.Source(path: context.input.path), width: plan.decode.width, height: plan.decode.height)
+                from: Vips.Source(path: context.input.path), width: plan.decode.width, height: plan.decode.height,
+                allPages: context.isAnimation)
+            decoded.stopEvaluation(at: context.deadline)
             // The source is read sequentially, once: decode into memory before anything else
             // looks at the pixels (the alpha check and both crops read them again).
-            let (normalized, keepsAlpha) = try ImageNormalizer.sRGB8(decoded.copyMemory())
-            context.working = normalized === decoded ? normalized : try normalized.copyMemory()
+            let inMemory = try decoded.copyMemory()
+            let (normalized, keepsAlpha) = try inMemory.normalizedToSRGB8()
+            context.working = normalized === inMemory ? inMemory : try normalized.copyMemory()
             context.keepsAlpha = keepsAlpha
+            if context.isAnimation {
+                let frames = context.probe?.frames ?? 1
+                let frameHeight = decoded.pageHeight > 0 ? decoded.pageHeight : decoded.height / frames
+                context.frameHeight = frameHeight
+                let delays = decoded.intArray(field: "delay") ?? []
+                context.timing = (
+                    delays: (0..<frames).map { $0 < delays.count && delays[$0] > 0 ? delays[$0] : 100 },
+                    loop: decoded.int(field: "loop") ?? 0
+                )
+            }
         } catch let error as Vips.Error {
+            if ContinuousClock.now > context.deadline {
+                throw ItemError(.timeout, "decoding stopped at the time limit of \(context.profile.limits.timeoutSeconds) s")
+            }
             throw ItemError(.corruptInput, "cannot decode the \(format.rawValue) image: \(error.message)")
         }
-    }
-}
-
-/// Brings any decoded image to 8-bit sRGB (or sRGB + alpha when the alpha is real).
-enum ImageNormalizer {
-    static func sRGB8(_ image: Vips.Image) throws -> (Vips.Image, keepsAlpha: Bool) {
-        var image = image
-        if image.interpretation != VIPS_INTERPRETATION_sRGB || image.bandFormat != VIPS_FORMAT_UCHAR {
-            // Handles 16-bit RGB, greyscale (to three bands), Lab and any CMYK left over.
-            image = try image.colourspace(VIPS_INTERPRETATION_sRGB)
-        }
-        if image.bandFormat != VIPS_FORMAT_UCHAR {
-            image = try image.cast(VIPS_FORMAT_UCHAR)
-        }
-        guard image.hasAlpha else {
-            return (image.bands > 3 ? try image.extractBands(0, count: 3) : image, false)
-        }
-        let alpha = try image.extractBands(image.bands - 1, count: 1)
-        let opaque = try alpha.minimum() >= 255
-        // Opaque alpha is dropped so the image can be a JPEG.
-        return (try image.extractBands(0, count: opaque ? 3 : 4), !opaque)
     }
 }

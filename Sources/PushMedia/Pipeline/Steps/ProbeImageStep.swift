@@ -10,10 +10,7 @@ struct ProbeImageStep: PipelineStep {
         let probe = try ImageProber.probe(path: context.input.path, format: format)
         context.probe = probe
         context.sourceSize = PixelSize(width: probe.width ?? 0, height: probe.height ?? 0)
-        if let frames = probe.frames, frames > 1 {
-            context.kind = .animatedImage
-            context.warnings.append("animation has \(frames) frames; this version keeps only the first")
-        }
+        if let frames = probe.frames, frames > 1 { context.kind = .animatedImage }
     }
 }
 

@@ -12,6 +12,14 @@ struct ReadSourceStep: PipelineStep {
             throw ItemError(.unreadableInput, "cannot open \(context.input.source): \(describeOpenFailure(context.input.path))")
         }
         defer { try? handle.close() }
+        // Refuse oversized inputs before reading them.
+        var info = stat()
+        if fstat(handle.fileDescriptor, &info) == 0, Int(info.st_size) > context.profile.limits.maxInputBytes {
+            context.sourceBytes = Int(info.st_size)
+            throw ItemError(
+                .inputTooLarge,
+                "the file is \(info.st_size) bytes, over the profile's limit of \(context.profile.limits.maxInputBytes) bytes")
+        }
 
         var hasher = SHA256()
         var header: [UInt8] = []

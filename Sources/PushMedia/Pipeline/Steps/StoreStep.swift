@@ -17,7 +17,7 @@ struct StoreStep: PipelineStep {
             } catch {
                 throw ItemError(.encodeFailed, "cannot write the \(encoded.role.rawValue): \(error)")
             }
-            let options: Attachment.Options =
+            var options: Attachment.Options =
                 switch encoded.role {
                 case .expanded:
                     // Shown large when expanded; the clipping rect gives the collapsed square.
@@ -25,12 +25,16 @@ struct StoreStep: PipelineStep {
                 case .thumbnail, .media:
                     .init(thumbnailHidden: false)
                 }
+            if encoded.format == .gif, let frame = context.representativeFrame {
+                // ThumbnailTime is a frame number for animated images; frames may have been dropped.
+                options.thumbnailTime = Double(frame / max(1, encoded.settings.frameStep))
+            }
             return Attachment(
                 identifier: encoded.role.rawValue, role: encoded.role, file: stored.name,
                 url: context.options.baseURL.map { OutputStore.url(base: $0, file: stored.name) },
                 typeHint: type.typeHint, fileExtension: type.fileExtensions[0], mimeType: type.mimeType,
                 bytes: stored.bytes, sha256: stored.sha256, width: encoded.width, height: encoded.height,
-                options: options)
+                frames: encoded.frames, budget: encoded.budget, encoding: encoded.encoding, options: options)
         }
         context.encoded = []
     }

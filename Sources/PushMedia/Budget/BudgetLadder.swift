@@ -1,0 +1,211 @@
+/// The settings of one encoding attempt.
+public struct EncodeSettings: Sendable, Equatable, CustomStringConvertible {
+    /// JPEG quality.
+    public var quality: Int?
+    /// Palette bits (PNG palette or GIF): 2^bits colours. Nil is true colour.
+    public var paletteBits: Int?
+    /// Scale relative to the planned output size.
+    public var scale: Double
+    /// Animations: keep every n-th frame (1 keeps all).
+    public var frameStep: Int
+
+    public init(quality: Int? = nil, paletteBits: Int? = nil, scale: Double = 1, frameStep: Int = 1) {
+        self.quality = quality
+        self.paletteBits = paletteBits
+        self.scale = scale
+        self.frameStep = frameStep
+    }
+
+    public var colours: Int? { paletteBits.map { 1 << $0 } }
+
+    public var description: String {
+        var parts: [String] = []
+        if let quality { parts.append("quality \(quality)") }
+        if let colours { parts.append("\(colours) colours") }
+        if frameStep > 1 { parts.append("every \(frameStep) frames") }
+        parts.append(scale == 1 ? "full size" : "scale \(String(format: "%.3g", scale))")
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// Decides, attempt by attempt, how to encode an output so it fits its byte limit: a pure state
+/// machine, fed the size of each attempt, so it is tested without encoding anything.
+///
+/// - JPEG: the profile quality first; if too big, bisection of the quality between the floor and
+///   the profile quality; when even the floor is too big, downscale a step and search again.
+/// - PNG: true colour, then a palette (libimagequant), then downscale steps.
+/// - GIF: fewer colours (256 down to the floor), then fewer frames, then downscale steps.
+///
+/// The limit is the smaller of the budget and the type's hard limit, so nothing over Apple's
+/// limit is ever accepted.
+public struct BudgetLadder: Sendable {
+    public enum Format: Sendable, Equatable {
+        case jpeg(quality: Int, minQuality: Int)
+        case png
+        /// `frames`: frames in the animation; the ladder keeps at least two.
+        case gif(frames: Int, minColours: Int, maxFrameStep: Int)
+    }
+
+    public enum Decision: Sendable, Equatable {
+        /// Encode with these settings and report the size.
+        case attempt(EncodeSettings)
+        /// This earlier attempt fits: use it.
+        case accept(EncodeSettings, bytes: Int)
+        /// Nothing fits; the smallest attempt is given for the message.
+        case fail(smallest: EncodeSettings, bytes: Int)
+    }
+
+    public let format: Format
+    /// Bytes the output must not exceed.
+    public let limit: Int
+    /// Smallest scale allowed (keeps the short side at ``minimumSide`` pixels or more).
+    public let minScale: Double
+    /// Factor of each downscale step.
+    public static let scaleStep = 0.8
+    public static let minimumSide = 16
+
+    /// Every attempt so far with its size.
+    public private(set) var attempts: [(settings: EncodeSettings, bytes: Int)] = []
+
+    // JPEG search state at the current scale.
+    private var scale = 1.0
+    private var low = 0
+    private var high = 0
+    private var best: (settings: EncodeSettings, bytes: Int)?
+    private var phase = Phase.top
+    private enum Phase { case top, floor, bisect }
+    // PNG and GIF: a fixed sequence, walked in order.
+    private var sequence: [EncodeSettings] = []
+    private var position = 0
+
+    /// - Parameters:
+    ///   - size: the planned output size in pixels (to bound downscaling).
+    public init(format: Format, budget: Int, hardLimit: Int, size: PixelSize) {
+        self.format = format
+        self.limit = min(budget, hardLimit)
+        let shortSide = Double(max(1, min(size.width, size.height)))
+        self.minScale = min(1, Double(Self.minimumSide) / shortSide)
+        var scales: [Double] = [1]
+        while let last = scales.last, last * Self.scaleStep >= minScale { scales.append(last * Self.scaleStep) }
+        switch format {
+        case .jpeg:
+            break
+        case .png:
+            sequence = [EncodeSettings()] + scales.map { EncodeSettings(paletteBits: 8, scale: $0) }
+        case .gif(let frames, let minColours, let maxFrameStep):
+            var steps = (Self.bits(for: minColours)...8).reversed().map { EncodeSettings(paletteBits: $0) }
+            let lastBits = steps.last?.paletteBits ?? 8
+            // Keep at least two frames, so the result is still an animation.
+            let stepLimit = min(maxFrameStep, max(1, frames / 2))
+            if stepLimit >= 2 {
+                steps += (2...stepLimit).map { EncodeSettings(paletteBits: lastBits, frameStep: $0) }
+            }
+            let lastStep = steps.last?.frameStep ?? 1
+            steps += scales.dropFirst().map { EncodeSettings(paletteBits: lastBits, scale: $0, frameStep: lastStep) }
+            sequence = steps
+        }
+    }
+
+    /// The first attempt.
+    public func start() -> EncodeSettings {
+        switch format {
+        case .jpeg(let quality, _): EncodeSettings(quality: quality)
+        case .png, .gif: sequence[0]
+        }
+    }
+
+    /// Records the size of an attempt and says what to do next.
+    public mutating func record(_ settings: EncodeSettings, bytes: Int) -> Decision {
+        attempts.append((settings, bytes))
+        let fits = bytes <= limit
+        switch format {
+        case .png, .gif:
+            if fits { return .accept(settings, bytes: bytes) }
+            position += 1
+            // Skip rungs the sizes seen so far say cannot fit (each GIF encode is expensive);
+            // the last rung is always tried.
+            while position < sequence.count - 1, let predicted = predictedBytes(sequence[position]),
+                predicted > Double(limit) * Self.predictionSlack
+            {
+                position += 1
+            }
+            return position < sequence.count ? .attempt(sequence[position]) : failure()
+        case .jpeg(let quality, let minQuality):
+            switch phase {
+            case .top:
+                if fits { return .accept(settings, bytes: bytes) }
+                if minQuality >= quality { return downscale() }
+                // Quality alone may be enough: search between the floor and just below the top.
+                low = minQuality
+                high = quality - 1
+                phase = .bisect
+                best = nil
+                return .attempt(EncodeSettings(quality: (low + high + 1) / 2, scale: scale))
+            case .floor:
+                // After a downscale: if the floor fits, search upwards for the best quality.
+                guard fits else { return downscale() }
+                best = (settings, bytes)
+                low = minQuality + 1
+                high = quality
+                phase = .bisect
+                if low > high { return .accept(settings, bytes: bytes) }
+                return .attempt(EncodeSettings(quality: (low + high + 1) / 2, scale: scale))
+            case .bisect:
+                let q = settings.quality ?? minQuality
+                if fits {
+                    if best == nil || q > best!.settings.quality! { best = (settings, bytes) }
+                    low = q + 1
+                } else {
+                    high = q - 1
+                }
+                if low <= high { return .attempt(EncodeSettings(quality: (low + high + 1) / 2, scale: scale)) }
+                if let best { return .accept(best.settings, bytes: best.bytes) }
+                // Nothing between the floor and the top fits at this scale.
+                return downscale()
+            }
+        }
+    }
+
+    /// How far above the limit a prediction may be and still be tried.
+    public static let predictionSlack = 1.25
+
+    /// The size of `settings` predicted from the nearest attempt of the same kind (palette or
+    /// true colour): bytes scale with pixels, kept frames and palette bits.
+    func predictedBytes(_ settings: EncodeSettings) -> Double? {
+        guard let reference = attempts.last(where: { ($0.settings.paletteBits == nil) == (settings.paletteBits == nil) }) else {
+            return nil
+        }
+        let r = reference.settings
+        var factor = (settings.scale * settings.scale) / (r.scale * r.scale)
+        if case .gif(let frames, _, _) = format {
+            let kept = { (step: Int) in Double((frames + step - 1) / step) }
+            factor *= kept(settings.frameStep) / kept(r.frameStep)
+        }
+        if let bits = settings.paletteBits, let referenceBits = r.paletteBits {
+            factor *= Double(bits) / Double(referenceBits)
+        }
+        return Double(reference.bytes) * factor
+    }
+
+    private mutating func downscale() -> Decision {
+        guard case .jpeg(_, let minQuality) = format else { return failure() }
+        let next = scale * Self.scaleStep
+        guard next >= minScale else { return failure() }
+        scale = next
+        phase = .floor
+        best = nil
+        return .attempt(EncodeSettings(quality: minQuality, scale: scale))
+    }
+
+    private func failure() -> Decision {
+        let smallest = attempts.min { $0.bytes < $1.bytes }!
+        return .fail(smallest: smallest.settings, bytes: smallest.bytes)
+    }
+
+    /// Palette bits for a number of colours (rounded up).
+    static func bits(for colours: Int) -> Int {
+        var bits = 1
+        while (1 << bits) < colours { bits += 1 }
+        return min(8, bits)
+    }
+}

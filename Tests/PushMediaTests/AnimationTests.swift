@@ -1,0 +1,101 @@
+import Foundation
+import PushMediaModel
+import Testing
+
+@testable import PushMedia
+
+@Suite("Animated GIFs")
+struct AnimationTests {
+    @Test("an animated GIF stays animated: frames, delays, loop; ThumbnailTime skips the blank frames")
+    func staysAnimated() throws {
+        let (item, out) = try ImagePipelineTests.process("graphics/animated.gif")
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        #expect(item.kind == .animatedImage)
+        #expect(item.probe?.frames == 24)
+        #expect(abs((item.probe?.durationSeconds ?? 0) - 1.92) < 0.001)
+        for role in [Attachment.Role.thumbnail, .expanded] {
+            let attachment = try #require(item.attachment(role))
+            #expect(attachment.fileExtension == "gif" && attachment.typeHint == "com.compuserve.gif")
+            #expect(attachment.frames == 24)
+            // Re-read the GIF: every frame, its delays and loop count.
+            let data = try Data(contentsOf: out.appendingPathComponent(attachment.file))
+            let gif = try GIFReader.read(data)
+            #expect(gif.frames == 24)
+            #expect(gif.delays.reduce(0, +) == 1920)
+            #expect(gif.loop == 0)
+            #expect(gif.width == attachment.width && gif.frameHeight == attachment.height)
+            // Frames 0–3 of the fixture are black; the representative frame is the first with content.
+            let time = try #require(attachment.options.thumbnailTime)
+            #expect(time == 4)
+            let frame = try gif.frame(Int(time))
+            #expect(try frame.extractBands(0, count: 3).deviation() > 10, "the ThumbnailTime frame is blank")
+            #expect(try gif.frame(0).extractBands(0, count: 3).deviation() < 1)
+        }
+        #expect(try #require(item.attachment(.expanded)).width == 320)
+        #expect(try #require(item.attachment(.thumbnail)).width == 200)
+    }
+
+    @Test("the profile can ask for a still thumbnail: the representative frame as JPEG")
+    func stillThumbnail() throws {
+        var profile = Profile()
+        profile.animation.stillThumbnail = true
+        let (item, out) = try ImagePipelineTests.process("graphics/animated.gif", profile: profile)
+        let thumb = try #require(item.attachment(.thumbnail))
+        #expect(thumb.fileExtension == "jpg" && thumb.frames == nil)
+        let image = try OutputInspection.image(thumb, in: out)
+        #expect(try image.extractBands(0, count: 3).deviation() > 10)
+        #expect(item.attachment(.expanded)?.fileExtension == "gif")
+    }
+
+    @Test("a big animated GIF (made here, tens of MB) fits its budget, stays animated, keeps its duration")
+    func bigAnimation() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let source = folder.appendingPathComponent("big.gif")
+        let frames = try (0..<80).map { try Vips.Image.noise(width: 600, height: 380, sigma: 60, seed: $0) }
+        let delays = (0..<80).map { $0 % 3 == 0 ? 50 : 70 }
+        try Vips.Image.animation(frames: frames, delays: delays, loop: 0).gifData(paletteBits: 8).write(to: source)
+        let inputBytes = try FileManager.default.attributesOfItem(atPath: source.path)[.size] as! Int
+        #expect(inputBytes > 20_000_000, "input is only \(inputBytes) bytes")
+
+        let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: folder))
+            .process(InputFile(path: source.path, source: "big.gif"))
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        let duration = Double(delays.reduce(0, +)) / 1000
+        for attachment in item.attachments {
+            let data = try Data(contentsOf: folder.appendingPathComponent(attachment.file))
+            #expect(data.count <= Profile.default.budgets.animated && data.count <= AttachmentType.gif.maxBytes)
+            #expect(attachment.budget == Profile.default.budgets.animated)
+            let gif = try GIFReader.read(data)
+            #expect(gif.frames >= 2, "no longer animated")
+            #expect(abs(Double(gif.delays.reduce(0, +)) / 1000 - duration) <= duration * 0.05)
+            #expect(attachment.encoding?.framesTotal == 80)
+        }
+        #expect(item.warnings.contains { $0.contains("dropped frames") || $0.contains("colours") })
+    }
+}
+
+/// Reads a GIF back with libvips (all frames).
+struct GIFReader {
+    var image: Vips.Image
+    var frames: Int
+    var delays: [Int]
+    var loop: Int
+    var width: Int
+    var frameHeight: Int
+
+    static func read(_ data: Data) throws -> GIFReader {
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder.appendingPathComponent("read.gif").path
+        try data.write(to: URL(fileURLWithPath: path))
+        try Vips.start()
+        let image = try Vips.Image.header(from: Vips.Source(path: path), failOn: .error, allPages: true).copyMemory()
+        let frames = image.int(field: "n-pages") ?? 1
+        return GIFReader(
+            image: image, frames: frames, delays: image.intArray(field: "delay") ?? [], loop: image.int(field: "loop") ?? -1,
+            width: image.width, frameHeight: image.pageHeight)
+    }
+
+    func frame(_ index: Int) throws -> Vips.Image {
+        try image.extractArea(left: 0, top: index * frameHeight, width: width, height: frameHeight)
+    }
+}

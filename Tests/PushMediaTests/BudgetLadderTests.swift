@@ -1,0 +1,148 @@
+import PushMediaModel
+import Testing
+
+@testable import PushMedia
+
+/// The budget ladder as a pure state machine, driven by modelled encoders.
+@Suite("Budget ladder")
+struct BudgetLadderTests {
+    typealias Model = (EncodeSettings) -> Int
+
+    /// Runs the ladder against a size model to its decision.
+    static func drive(_ ladder: inout BudgetLadder, _ model: Model) -> BudgetLadder.Decision {
+        var settings = ladder.start()
+        while true {
+            let decision = ladder.record(settings, bytes: model(settings))
+            guard case .attempt(let next) = decision else { return decision }
+            settings = next
+        }
+    }
+
+    /// A JPEG-like model: bytes grow with quality and with the pixel count.
+    static func jpegModel(base: Double) -> Model {
+        { s in Int(base * s.scale * s.scale * (0.2 + Double(s.quality!) / 100 * Double(s.quality!) / 100)) }
+    }
+
+    @Test("JPEG: the highest quality that fits is chosen by bisection, then downscaling; nothing over the limit")
+    func jpegProperty() {
+        var rng = CropGeometryTests.SeededRandom(state: 5)
+        for _ in 0..<500 {
+            let base = Double.random(in: 1_000...5_000_000, using: &rng)
+            let budget = Int.random(in: 1_000...2_000_000, using: &rng)
+            let hard = Int.random(in: 0...1) == 0 ? 10_000_000 : Int.random(in: 500...3_000_000, using: &rng)
+            let model = Self.jpegModel(base: base)
+            var ladder = BudgetLadder(format: .jpeg(quality: 80, minQuality: 40), budget: budget, hardLimit: hard, size: PixelSize(width: 1200, height: 600))
+            let limit = min(budget, hard)
+            #expect(ladder.limit == limit)
+            switch Self.drive(&ladder, model) {
+            case .accept(let s, let bytes):
+                #expect(bytes <= limit && bytes == model(s))
+                // The best quality at that scale: one more step of quality would not fit.
+                if s.quality! < 80 { #expect(model(EncodeSettings(quality: s.quality! + 1, scale: s.scale)) > limit) }
+                // Downscaled only when even the floor did not fit at the previous scale.
+                if s.scale < 1 {
+                    #expect(model(EncodeSettings(quality: 40, scale: s.scale / BudgetLadder.scaleStep)) > limit)
+                }
+            case .fail(_, let bytes):
+                #expect(bytes > limit)
+                #expect(model(EncodeSettings(quality: 40, scale: ladder.minScale)) > limit || ladder.attempts.allSatisfy { $0.bytes > limit })
+            case .attempt:
+                Issue.record("unfinished")
+            }
+            // Bisection, not a linear walk: at most ~log2(40) encodes per scale, plus one per step.
+            #expect(ladder.attempts.count <= 8 + 7 * 16)
+        }
+    }
+
+    @Test("JPEG that fits at the profile quality takes one encode")
+    func jpegFitsAtOnce() {
+        var ladder = BudgetLadder(format: .jpeg(quality: 80, minQuality: 40), budget: 1_000_000, hardLimit: 10_000_000, size: PixelSize(width: 300, height: 300))
+        #expect(Self.drive(&ladder, { _ in 50_000 }) == .accept(EncodeSettings(quality: 80), bytes: 50_000))
+        #expect(ladder.attempts.count == 1)
+    }
+
+    @Test("PNG: true colour, then a palette, then downscaling")
+    func pngOrder() {
+        var ladder = BudgetLadder(format: .png, budget: 10_000, hardLimit: 10_000_000, size: PixelSize(width: 600, height: 300))
+        let decision = Self.drive(&ladder) { s in s.paletteBits == nil ? 90_000 : Int(30_000 * s.scale * s.scale) }
+        let tried = ladder.attempts.map(\.settings)
+        #expect(tried[0] == EncodeSettings())
+        #expect(tried[1] == EncodeSettings(paletteBits: 8))
+        #expect(tried.dropFirst(2).allSatisfy { $0.paletteBits == 8 && $0.scale < 1 })
+        guard case .accept(let s, let bytes) = decision else { Issue.record("\(decision)"); return }
+        #expect(bytes <= 10_000 && s.scale < 1)
+    }
+
+    @Test("GIF: fewer colours first, then fewer frames (at least two kept), then downscaling")
+    func gifOrder() {
+        // Sizes that barely move, so prediction skips nothing and every rung is tried in order.
+        var ladder = BudgetLadder(format: .gif(frames: 6, minColours: 32, maxFrameStep: 4), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 400, height: 200))
+        var call = 0
+        _ = Self.drive(&ladder) { _ in
+            call += 1
+            return 1_001 + call
+        }
+        let tried = ladder.attempts.map(\.settings)
+        #expect(tried.prefix(4).map(\.paletteBits) == [8, 7, 6, 5])
+        #expect(tried.prefix(4).allSatisfy { $0.frameStep == 1 && $0.scale == 1 })
+        // 6 frames: the ladder stops at every 3rd frame (frames / 2) so two frames remain.
+        #expect(tried.dropFirst(4).prefix(2).map(\.frameStep) == [2, 3])
+        #expect(tried.dropFirst(6).allSatisfy { $0.scale < 1 && $0.frameStep == 3 && $0.paletteBits == 5 })
+        #expect(tried.allSatisfy { (6 + $0.frameStep - 1) / $0.frameStep >= 2 })
+    }
+
+    @Test("GIF: rungs that cannot fit by the measured sizes are skipped, and the result still fits")
+    func gifPrediction() {
+        let frames = 90
+        // A GIF-like model: bytes proportional to kept frames, pixels and palette bits.
+        let model: Model = { s in
+            Int(Double((frames + s.frameStep - 1) / s.frameStep) * 200_000 * s.scale * s.scale * Double(s.paletteBits!) / 8)
+        }
+        var ladder = BudgetLadder(format: .gif(frames: frames, minColours: 32, maxFrameStep: 4), budget: 5_000_000, hardLimit: 10_000_000, size: PixelSize(width: 640, height: 320))
+        let decision = Self.drive(&ladder, model)
+        guard case .accept(let settings, let bytes) = decision else { Issue.record("\(decision)"); return }
+        #expect(bytes <= 5_000_000)
+        #expect(ladder.attempts.count <= 3, "\(ladder.attempts.map(\.settings))")
+        // The same answer as walking every rung: the first rung in ladder order that fits.
+        // Every 2nd frame: 45 × 200 KB × 5/8 = 5.6 MB (too big); every 3rd: 30 × 125 KB = 3.75 MB.
+        #expect(settings == EncodeSettings(paletteBits: 5, frameStep: 3))
+    }
+
+    @Test("nothing is accepted over the hard limit, whatever the budget")
+    func hardLimit() {
+        var ladder = BudgetLadder(format: .png, budget: 50_000_000, hardLimit: 10_000_000, size: PixelSize(width: 100, height: 100))
+        let decision = Self.drive(&ladder) { _ in 10_000_001 }
+        guard case .fail = decision else { Issue.record("accepted over the hard limit"); return }
+    }
+
+    @Test("frame dropping merges delays so the duration is kept")
+    func mergeDelays() throws {
+        let frames = try (0..<7).map { _ in try Vips.Image.noise(width: 4, height: 4) }
+        let animation = Animation(frames: frames, delays: [10, 20, 30, 40, 50, 60, 70], loop: 0)
+        let kept = animation.keepingEvery(3)
+        #expect(kept.frames.count == 3)
+        #expect(kept.delays == [60, 150, 70])
+        #expect(kept.durationMilliseconds == animation.durationMilliseconds)
+    }
+
+    @Test("representative frame: the first with most of the detail, not a blank one")
+    func representative() {
+        #expect(RepresentativeFrame.choose(indices: [0, 1, 2, 3], scores: [0, 0, 9, 10]) == 2)
+        #expect(RepresentativeFrame.choose(indices: [0, 5, 10], scores: [0, 0, 0]) == 0)
+        #expect(RepresentativeFrame.choose(indices: [0, 5, 10], scores: [3, 10, 9]) == 5)
+    }
+
+    @Test("limits are checked on sizes alone", arguments: [
+        (30_000, 30_000, 1, ErrorCode.tooManyPixels), (8_000, 7_000, 1, .tooManyPixels),
+        (100, 100, 1_001, .tooManyFrames), (1_000, 1_000, 600, .tooManyFrames),
+    ])
+    func limits(width: Int, height: Int, frames: Int, code: ErrorCode) {
+        #expect(throws: ItemError.self) { try CheckLimitsStep.check(width: width, height: height, frames: frames, limits: .init()) }
+        do {
+            try CheckLimitsStep.check(width: width, height: height, frames: frames, limits: .init())
+        } catch let error as ItemError {
+            #expect(error.code == code)
+        } catch {}
+        #expect(throws: Never.self) { try CheckLimitsStep.check(width: 7_000, height: 7_000, frames: 1, limits: .init()) }
+    }
+}
