@@ -15,7 +15,7 @@ struct PushMediaCommand: AsyncParsableCommand {
             vendor payloads.
             """,
         version: PushMediaVersion.string,
-        subcommands: [ProcessCommand.self, ProbeCommand.self, PayloadCommand.self, VersionCommand.self]
+        subcommands: [ProcessCommand.self, ProbeCommand.self, PayloadCommand.self, PreviewCommand.self, VersionCommand.self]
     )
 }
 

@@ -19,6 +19,12 @@ struct CommandLineTests {
         #expect(lines.count == (try Fixtures.allSources()).count)
         let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
         #expect(manifest.items.count == lines.count)
+        // The review page sits next to the manifest and names every item.
+        let page = try String(contentsOf: out.appendingPathComponent("preview.html"), encoding: .utf8)
+        #expect(result.output.contains("preview:  \(out.path)/preview.html"))
+        for item in manifest.items {
+            #expect(page.contains(item.source), "\(item.source) missing from preview.html")
+        }
     }
 
     @Test("exit 0 when every item is ok; --json prints a machine-readable summary")

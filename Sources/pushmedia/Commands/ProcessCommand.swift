@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PushMedia
 import PushMediaModel
+import PushMediaPreview
 
 /// `pushmedia process <input-dir> --out <dir>`.
 struct ProcessCommand: AsyncParsableCommand {
@@ -72,11 +73,21 @@ struct ProcessCommand: AsyncParsableCommand {
         }
         reporter.finish()
 
+        // The review page next to the manifest.
+        let previewURL = outURL.appendingPathComponent("preview.html")
+        do {
+            let html = PreviewRenderer.render(manifest: manifest, pageDirectory: outURL, manifestDirectory: outURL)
+            try OutputStore.writeAtomically(Data(html.utf8), to: previewURL)
+        } catch {
+            printError("error: cannot write \(previewURL.path): \(error)")
+            throw ExitCode(1)
+        }
+
         let manifestPath = outURL.appendingPathComponent(BatchProcessor.manifestName).path
         let summary = manifest.summary
         if json {
             let report = RunReport(
-                manifest: manifestPath, outputDirectory: outURL.path, total: summary.total, ok: summary.ok,
+                manifest: manifestPath, preview: previewURL.path, outputDirectory: outURL.path, total: summary.total, ok: summary.ok,
                 failed: summary.failed, outputBytes: summary.outputBytes)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -86,6 +97,7 @@ struct ProcessCommand: AsyncParsableCommand {
                 "\(summary.total) items: \(summary.ok) ok, \(summary.failed) failed; "
                     + "\(formatBytes(summary.outputBytes)) of attachments in \(outURL.path)")
             print("manifest: \(manifestPath)")
+            print("preview:  \(previewURL.path)")
             for item in manifest.items where item.status == .failed {
                 print("  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")")
             }
@@ -95,6 +107,7 @@ struct ProcessCommand: AsyncParsableCommand {
 
     struct RunReport: Encodable {
         var manifest: String
+        var preview: String
         var outputDirectory: String
         var total: Int
         var ok: Int

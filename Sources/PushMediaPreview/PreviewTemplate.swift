@@ -1,0 +1,265 @@
+// The preview page's markup: the page template and its fragments, with `{{name}}` placeholders
+// filled by `Template.fill`, which escapes every value for its context. No markup is built
+// anywhere else. Styles are in PreviewStyle.swift.
+
+/// The templates of the preview page.
+enum PreviewTemplate {
+    /// The whole page. No scripts: the Content-Security-Policy forbids them, so even a mistake in
+    /// escaping could not run code. Images and media load from relative URLs (and `file:`, so the
+    /// page works when opened straight from disk).
+    static let page = Template(
+        #"""
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src * data: file:; media-src * data: file:; style-src 'unsafe-inline'">
+        <meta name="generator" content="{{generator}}">
+        <title>Push preview · {{total}} items · {{generatedAt}}</title>
+        <style>
+        {{style}}
+        </style>
+        </head>
+        <body>
+        <header class="summary" id="summary">
+          <div class="summary-head">
+            <div>
+              <h1>Push notification preview</h1>
+              <p class="meta">Manifest of {{generatedAt}} · profile <b>{{profile}}</b> · {{generator}}</p>
+            </div>
+            <p class="legend"><span class="dot ok"></span>within budget <span class="dot warn"></span>over budget <span class="dot over"></span>over the iOS limit</p>
+          </div>
+          <dl class="stats">
+            <div class="stat"><dt>Items</dt><dd>{{total}}</dd></div>
+            <div class="stat good"><dt>OK</dt><dd>{{ok}}</dd></div>
+            <div class="stat {{failedClass}}"><dt>Failed</dt><dd>{{failed}}</dd></div>
+            <div class="stat {{warnedClass}}"><dt>With warnings</dt><dd>{{warned}}</dd></div>
+            <div class="stat"><dt>To host</dt><dd data-bytes="{{bytesToHostRaw}}">{{bytesToHost}}</dd><span class="sub">{{filesToHost}}</span></div>
+            <div class="stat"><dt>Largest attachment</dt><dd>{{largestBytes}}</dd><span class="sub">{{largestDetail}}</span></div>
+          </dl>
+          {{estimates}}
+        </header>
+        {{failures}}
+        <main class="items" id="items">
+        {{items}}
+        </main>
+        <footer>
+          Estimated download time = bytes × 8 ÷ 1,000,000 (a 1 Mbps link, no latency or overhead), summed
+          over an item's attachments, against the 30 s iOS gives a notification service extension.
+          Bars: bytes against the byte budget (when set) and against Apple's hard limit for the type
+          (images 10 MB, audio 5 MB, movies 50 MB).
+        </footer>
+        </body>
+        </html>
+        """#)
+
+    /// The download-time table in the summary header.
+    static let estimates = Template(
+        #"""
+        <section class="estimates" aria-label="Download time">
+          <h2>Download time on a slow link <span class="hint">1 Mbps, against the extension's {{limit}}</span></h2>
+          <table>
+            <tbody>
+        {{rows}}
+            </tbody>
+          </table>
+        </section>
+        """#)
+
+    /// One row of the download-time table.
+    static let estimateRow = Template(
+        #"""
+              <tr class="estimate {{state}}" data-seconds="{{secondsRaw}}"><th scope="row"><a href="#{{anchor}}">{{source}}</a></th><td class="num">{{bytes}}</td><td class="barcell">{{bar}}</td><td class="num">{{seconds}}</td></tr>
+        """#)
+
+    /// The failures section, above the items.
+    static let failures = Template(
+        #"""
+        <section class="failures" id="failures">
+          <h2>Failed <span class="count">{{count}}</span></h2>
+          <table>
+            <thead><tr><th>Source</th><th>Kind</th><th>Code</th><th>Message</th></tr></thead>
+            <tbody>
+        {{rows}}
+            </tbody>
+          </table>
+        </section>
+        """#)
+
+    /// One failed item.
+    static let failureRow = Template(
+        #"""
+              <tr class="failure" id="{{anchor}}" data-source="{{sourceAttr}}"><th scope="row" class="source">{{source}}</th><td>{{kind}}</td><td><code class="code">{{code}}</code></td><td class="message">{{message}}</td></tr>
+        """#)
+
+    /// One item that was processed: collapsed and expanded notification, sizes, warnings.
+    static let item = Template(
+        #"""
+        <article class="item" id="{{anchor}}" data-source="{{sourceAttr}}">
+          <header class="item-head">
+            <h2 class="source">{{source}}</h2>
+            <span class="badge">{{kind}}</span>
+            <span class="probe">{{probe}}</span>
+          </header>
+          <div class="item-body">
+            <section class="stage">
+              <h3>Collapsed</h3>
+              <div class="wallpaper">
+        {{collapsed}}
+              </div>
+        {{compare}}
+            </section>
+            <section class="stage">
+              <h3>Expanded</h3>
+              <div class="wallpaper">
+        {{expanded}}
+              </div>
+            </section>
+            <section class="facts">
+              <h3>Attachments</h3>
+              <div class="sizes">
+        {{sizes}}
+              </div>
+        {{download}}
+        {{warnings}}
+            </section>
+          </div>
+        </article>
+        """#)
+
+    /// A collapsed notification (banner): app icon, title and body, the square thumbnail on the right.
+    static let banner = Template(
+        #"""
+                <figure class="variant">
+                  <div class="notification banner">
+                    <div class="app-icon" aria-hidden="true"></div>
+                    <div class="text">
+                      <div class="app-row"><span class="app">PUSHMEDIA</span><span class="time">now</span></div>
+                      <div class="title">{{title}}</div>
+                      <div class="body">{{body}}</div>
+                    </div>
+        {{thumb}}
+                  </div>
+                  <figcaption>{{caption}}</figcaption>
+                </figure>
+        """#)
+
+    /// A square thumbnail from an image file: the thumbnail file itself, or an image without a
+    /// clipping rect, which iOS fills into the square from the centre.
+    static let thumbFile = Template(
+        #"""
+                    <div class="thumb"><img class="fill" src="{{src}}" alt="{{alt}}"></div>
+        """#)
+
+    /// The thumbnail cut from the expanded image by its clipping rect, in CSS.
+    static let thumbClip = Template(
+        #"""
+                    <div class="thumb clip" data-clip="{{x}} {{y}} {{w}} {{h}}"><img src="{{src}}" alt="{{alt}}" style="width:{{widthPercent}}%;height:{{heightPercent}}%;left:{{leftPercent}}%;top:{{topPercent}}%"></div>
+        """#)
+
+    /// No image for the thumbnail (audio, or a movie without a still).
+    static let thumbPlaceholder = Template(
+        #"""
+                    <div class="thumb placeholder" aria-label="{{label}}">{{glyph}}</div>
+        """#)
+
+    /// The two square thumbnails side by side, large, to check they show the same subject.
+    static let compare = Template(
+        #"""
+              <div class="compare">
+                <figure>{{left}}<figcaption>{{leftCaption}}</figcaption></figure>
+                <figure>{{right}}<figcaption>{{rightCaption}}</figcaption></figure>
+              </div>
+        """#)
+
+    /// The expanded notification: the media on top, then title and body.
+    static let longLook = Template(
+        #"""
+                <figure class="variant">
+                  <div class="notification longlook">
+        {{media}}
+                    <div class="text">
+                      <div class="app-row"><span class="app-icon small" aria-hidden="true"></span><span class="app">PUSHMEDIA</span><span class="time">now</span></div>
+                      <div class="title">{{title}}</div>
+                      <div class="body">{{body}}</div>
+                    </div>
+                  </div>
+                  <figcaption>{{caption}}</figcaption>
+                </figure>
+        """#)
+
+    /// An expanded image (still or animated GIF: `<img>` animates GIFs by itself).
+    static let mediaImage = Template(
+        #"""
+                    <img class="media" src="{{src}}" alt="{{alt}}">
+        """#)
+
+    /// A movie, with the chosen still as its poster.
+    static let mediaVideo = Template(
+        #"""
+                    <video class="media" controls preload="none" playsinline src="{{src}}"{{poster}}></video>
+        """#)
+
+    /// The `poster` attribute of a movie.
+    static let posterAttribute = Template(#" poster="{{src}}""#)
+
+    /// An audio file, under its image when it has one.
+    static let mediaAudio = Template(
+        #"""
+                    <div class="audio">{{image}}<audio controls preload="none" src="{{src}}"></audio></div>
+        """#)
+
+    /// One attachment in the sizes list: role and bytes, file link, details, bars.
+    static let sizeRow = Template(
+        #"""
+                <div class="attachment" data-role="{{role}}" data-bytes="{{bytesRaw}}">
+                  <div class="att-head"><span class="role">{{role}}</span><span class="num">{{bytes}}</span></div>
+                  <a href="{{href}}">{{file}}</a>
+                  <div class="sub">{{detail}}</div>
+        {{bars}}
+                </div>
+        """#)
+
+    /// A horizontal bar: `percent` of the track filled, coloured by `state` (ok, warn, over).
+    static let bar = Template(
+        #"""
+        <div class="bar {{state}}" data-percent="{{percent}}"><div class="track"><div class="fillbar" style="width:{{percent}}%"></div></div><span class="label">{{label}}</span></div>
+        """#)
+
+    /// The item's download estimate.
+    static let download = Template(
+        #"""
+              <div class="download {{state}}" data-seconds="{{secondsRaw}}"><h4>Download at 1 Mbps</h4>{{bar}}</div>
+        """#)
+
+    /// The item's warnings.
+    static let warnings = Template(
+        #"""
+              <ul class="warnings">
+        {{items}}
+              </ul>
+        """#)
+
+    /// One warning.
+    static let warning = Template(
+        #"""
+                <li class="warning">{{text}}</li>
+        """#)
+
+    /// An empty-state line inside a section.
+    static let note = Template(
+        #"""
+              <p class="note">{{text}}</p>
+        """#)
+
+    /// Every template, for the tests.
+    static let all: [String: Template] = [
+        "page": page, "estimates": estimates, "estimateRow": estimateRow, "failures": failures,
+        "failureRow": failureRow, "item": item, "banner": banner, "thumbFile": thumbFile,
+        "thumbClip": thumbClip, "thumbPlaceholder": thumbPlaceholder,
+        "compare": compare, "longLook": longLook, "mediaImage": mediaImage, "mediaVideo": mediaVideo,
+        "posterAttribute": posterAttribute, "mediaAudio": mediaAudio, "sizeRow": sizeRow, "bar": bar,
+        "download": download, "warnings": warnings, "warning": warning, "note": note,
+    ]
+}
