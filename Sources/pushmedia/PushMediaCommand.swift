@@ -63,6 +63,24 @@ func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Reads a manifest for a command; a missing or foreign file is an error on standard error and
+/// exit status 1.
+func readManifest(_ path: String) throws -> Manifest {
+    let data: Data
+    do {
+        data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        printError("error: cannot read manifest \(path): \(error.localizedDescription)")
+        throw ExitCode(1)
+    }
+    do {
+        return try Manifest.decode(from: data)
+    } catch {
+        printError("error: \(path) is not a PushMedia manifest: \(error)")
+        throw ExitCode(1)
+    }
+}
+
 /// `12.3 KB`-style sizes (decimal units, as Apple states its limits).
 func formatBytes(_ bytes: Int) -> String {
     let units = ["B", "KB", "MB", "GB"]

@@ -5,8 +5,8 @@ import PushPayload
 
 /// `pushmedia payload`: prints the push payload for one manifest item. All logic is in
 /// PushPayload; this only reads the manifest and prints.
-public struct PayloadCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+struct PayloadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
         commandName: "payload",
         abstract: "Print the push payload that sends one manifest item's attachments.",
         discussion: """
@@ -39,23 +39,9 @@ public struct PayloadCommand: ParsableCommand {
     @Flag(name: .long, help: "Indent the JSON (the size limit always counts the compact form).")
     var pretty = false
 
-    public init() {}
 
-    public func run() throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: self.manifest))
-        } catch {
-            printError("error: cannot read manifest \(self.manifest): \(error.localizedDescription)")
-            throw ExitCode(1)
-        }
-        let manifest: Manifest
-        do {
-            manifest = try Manifest.decode(from: data)
-        } catch {
-            printError("error: \(self.manifest) is not a PushMedia manifest: \(error)")
-            throw ExitCode(1)
-        }
+    func run() throws {
+        let manifest = try readManifest(self.manifest)
         do {
             let item = try PayloadBuilder.item(source: item, in: manifest)
             let builder = PayloadBuilder(title: title, body: body, mode: mode, baseURL: baseURL)
@@ -67,10 +53,6 @@ public struct PayloadCommand: ParsableCommand {
             printError("error: \(error.description)")
             throw ExitCode(1)
         }
-    }
-
-    private func printError(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 }
 

@@ -46,20 +46,7 @@ struct PreviewCommand: ParsableCommand {
     func run() throws {
         let manifestURL = URL(fileURLWithPath: self.manifest).standardizedFileURL
         let pageURL = URL(fileURLWithPath: out).standardizedFileURL
-        let data: Data
-        do {
-            data = try Data(contentsOf: manifestURL)
-        } catch {
-            printError("error: cannot read manifest \(self.manifest): \(error.localizedDescription)")
-            throw ExitCode(1)
-        }
-        let manifest: Manifest
-        do {
-            manifest = try Manifest.decode(from: data)
-        } catch {
-            printError("error: \(self.manifest) is not a PushMedia manifest: \(error)")
-            throw ExitCode(1)
-        }
+        let manifest = try readManifest(self.manifest)
         let html = PreviewRenderer.render(
             manifest: manifest,
             pageDirectory: pageURL.deletingLastPathComponent(),
