@@ -87,6 +87,20 @@ struct CommandLineTests {
         #expect(manifest.profile.thumbnail.size == 128)
     }
 
+    @Test("--crop chooses the strategy and overrides the profile; a wrong value is a usage error")
+    func cropFlag() throws {
+        let input = try Fixtures.temporaryFolder()
+        try FileManager.default.copyItem(at: Fixtures.url("photos/panorama.jpg"), to: input.appendingPathComponent("p.jpg"))
+        let out = try Fixtures.temporaryFolder()
+        let result = try CommandRunner.run(pushmedia, ["process", input.path, "--out", out.path, "--crop", "centre"])
+        #expect(result.status == 0, "\(result.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.profile.crop == .centre)
+        #expect(manifest.items.first?.probe?.subject == UnitPoint(x: 0.5, y: 0.5))
+        let bad = try CommandRunner.run(pushmedia, ["process", input.path, "--out", out.path, "--crop", "faces"])
+        #expect(bad.status == 2)
+    }
+
     @Test("probe shows the detected type and displayed size; bad files exit 1 with their code")
     func probe() throws {
         let ok = try CommandRunner.run(pushmedia, ["probe", Fixtures.url("photos/rotated-exif6.jpg").path])

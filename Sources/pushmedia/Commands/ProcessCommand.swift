@@ -5,6 +5,8 @@ import PushMediaModel
 import PushMediaPreview
 
 /// `pushmedia process <input-dir> --out <dir>`.
+extension CropStrategy: ExpressibleByArgument {}
+
 struct ProcessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "process",
@@ -23,6 +25,9 @@ struct ProcessCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Profile file (JSON or YAML) overriding the built-in defaults.")
     var profile: String?
+
+    @Option(name: .long, help: "How the subject is found: attention, centre or entropy (overrides the profile).")
+    var crop: CropStrategy?
 
     @Option(name: .long, help: "Files processed at once (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -43,12 +48,13 @@ struct ProcessCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = global.bootstrapLogging()
-        let profile: Profile
+        var profile: Profile
         do {
             profile = try self.profile.map(ProfileLoader.load(path:)) ?? .default
         } catch {
             throw ValidationError("\(error)")
         }
+        if let crop { profile.crop = crop }
         let inputURL = URL(fileURLWithPath: inputDirectory)
         let outURL = URL(fileURLWithPath: out)
         let inputs: [InputFile]
