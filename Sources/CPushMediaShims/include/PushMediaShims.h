@@ -78,4 +78,21 @@ int pm_averror_eof(void);
 /// av_strerror into buf (av_err2str is a macro).
 void pm_av_strerror(int errnum, char *buf, size_t size);
 
+/// FFmpeg's process-wide settings (log level: quiet, unless PUSHMEDIA_FFMPEG_LOG is set, since
+/// PushMedia reports FFmpeg's errors itself). Safe to call more than once.
+void pm_av_startup(void);
+
+struct AVFormatContext;
+struct AVStream;
+/// Opens a media file and reads its stream info. Blocking I/O and parsing stop (AVERROR_EXIT)
+/// once av_gettime_relative() passes deadline_us, through the interrupt callback.
+/// Returns 0 or a negative AVERROR; *out is set only on success.
+int pm_av_open(const char *path, int64_t deadline_us, struct AVFormatContext **out);
+/// Closes what pm_av_open opened (and its deadline).
+void pm_av_close(struct AVFormatContext **context);
+/// Clockwise display rotation of a stream from its display-matrix side data, 0…359 (0 if none).
+int pm_av_stream_rotation(const struct AVStream *stream);
+/// True when the stream is attached cover art (AV_DISPOSITION_ATTACHED_PIC).
+int pm_av_stream_is_cover_art(const struct AVStream *stream);
+
 #endif

@@ -21,7 +21,8 @@ public struct ItemProcessor: Sendable {
             input: input, profile: profile, options: options, deadline: .now + .milliseconds(Int(profile.limits.timeoutSeconds * 1000)))
         do {
             try Vips.start()
-            try Pipeline.stillImage.run(context)
+            try Pipeline(steps: [ReadSourceStep()]).run(context)
+            try Pipeline.after(reading: context.kind).run(context)
             return Item(
                 source: input.source, sourceSHA256: context.sourceSHA256, sourceBytes: context.sourceBytes,
                 kind: context.kind, status: .ok, probe: context.probe, attachments: context.attachments,

@@ -15,14 +15,12 @@ public enum MediaProber {
             options: ProcessingOptions(outputDirectory: URL(fileURLWithPath: "/dev/null")),
             deadline: .now + .seconds(60))
         do {
-            do {
-                try ReadSourceStep().run(context)
-            } catch let error as ItemError where error.code == .notSupportedYet {
-                // Recognised media that is not processed yet can still be named.
-                guard let format = context.format else { throw error }
-                return Result(kind: format.kind, probe: Probe(format: format.rawValue, mimeType: format.mimeType))
+            try ReadSourceStep().run(context)
+            if context.kind == .video || context.kind == .audio {
+                try ProbeMediaStep().run(context)
+            } else {
+                try ProbeImageStep().run(context)
             }
-            try ProbeImageStep().run(context)
         } catch let error as ItemError {
             throw error
         } catch {

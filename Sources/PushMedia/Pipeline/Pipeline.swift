@@ -38,9 +38,16 @@ struct Pipeline: Sendable {
     /// Codes whose messages come from libvips' shared error buffer.
     static let libraryCodes: Set<ErrorCode> = [.corruptInput, .encodeFailed]
 
-    /// The still-image pipeline.
-    static let stillImage = Pipeline(steps: [
-        ReadSourceStep(),
+    /// Steps after ``ReadSourceStep``, chosen by what the bytes are.
+    static func after(reading kind: MediaKind) -> Pipeline {
+        switch kind {
+        case .video, .audio: media
+        default: image
+        }
+    }
+
+    /// Images, still or animated.
+    static let image = Pipeline(steps: [
         ProbeImageStep(),
         CheckLimitsStep(),
         DecodeStep(),
@@ -48,5 +55,11 @@ struct Pipeline: Sendable {
         CropStep(),
         EncodeStep(),
         StoreStep(),
+    ])
+
+    /// Movies and audio.
+    static let media = Pipeline(steps: [
+        ProbeMediaStep(),
+        MediaNotProcessedStep(),
     ])
 }

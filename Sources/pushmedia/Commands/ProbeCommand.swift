@@ -37,6 +37,22 @@ struct ProbeCommand: ParsableCommand {
         if let i = p.hasICCProfile { lines.append("icc profile: \(i ? "yes" : "no")") }
         if let f = p.frames, f > 1 { lines.append("frames:      \(f)") }
         if let d = p.durationSeconds { lines.append(String(format: "duration:    %.2f s", d)) }
+        if let c = p.container { lines.append("container:   \(c)") }
+        if let b = p.bitRate { lines.append("bit rate:    \(b / 1000) kb/s") }
+        if let r = p.rotation { lines.append("rotation:    \(r)° (display matrix)") }
+        if let cover = p.hasCoverArt, cover { lines.append("cover art:   yes") }
+        for s in p.streams ?? [] {
+            var parts = ["#\(s.index) \(s.type) \(s.codec)"]
+            if let w = s.width, let h = s.height { parts.append("\(w)x\(h)") }
+            if let r = s.rotation { parts.append("rotated \(r)°") }
+            if let f = s.frameRate { parts.append(String(format: "%.3g fps", f)) }
+            if let pf = s.pixelFormat { parts.append(pf) }
+            if let sr = s.sampleRate { parts.append("\(sr) Hz") }
+            if let ch = s.channels { parts.append("\(ch) ch") }
+            if let b = s.bitRate { parts.append("\(b / 1000) kb/s") }
+            if s.coverArt == true { parts.append("cover art") }
+            lines.append("stream:      " + parts.joined(separator: ", "))
+        }
         print(lines.joined(separator: "\n"))
     }
 }

@@ -46,10 +46,6 @@ struct ReadSourceStep: PipelineStep {
         }
         context.format = format
         context.kind = format.kind
-        guard format.kind == .image else {
-            throw ItemError(
-                .notSupportedYet, "\(format.rawValue) \(format.kind.rawValue) is recognised but not processed by this version")
-        }
     }
 
     private func hexPreview(_ bytes: [UInt8]) -> String {
