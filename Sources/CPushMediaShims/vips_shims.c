@@ -82,7 +82,6 @@ void pm_image_set_deadline(VipsImage *image, gint64 deadline_us) {
     g_signal_connect(image, "eval", G_CALLBACK(pm_on_eval), deadline);
 }
 
-void pm_image_kill(VipsImage *image) { vips_image_set_kill(image, TRUE); }
 
 int pm_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
     return vips_colourspace(in, out, space, NULL);
@@ -111,8 +110,6 @@ int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
 }
 
 int pm_min(VipsImage *in, double *out) { return vips_min(in, out, NULL); }
-
-int pm_avg(VipsImage *in, double *out) { return vips_avg(in, out, NULL); }
 
 int pm_deviate(VipsImage *in, double *out) { return vips_deviate(in, out, NULL); }
 

@@ -32,8 +32,7 @@ int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int heig
 /// Makes evaluation of `image` (and of everything computed from it) stop with an error once
 /// g_get_monotonic_time() passes deadline_us: libvips' eval signal sets the kill flag.
 void pm_image_set_deadline(VipsImage *image, gint64 deadline_us);
-/// Sets the kill flag now (another thread's evaluation of the image stops).
-void pm_image_kill(VipsImage *image);
+
 
 // ---- operations -----------------------------------------------------------------------------
 
@@ -52,7 +51,6 @@ int pm_deviate(VipsImage *in, double *out);
 int pm_arrayjoin(VipsImage **in, int n, VipsImage **out, int across);
 /// A new header around the same pixels, so metadata can be set without touching the input.
 int pm_copy(VipsImage *in, VipsImage **out);
-int pm_avg(VipsImage *in, double *out);
 /// Reads one pixel; values is caller-allocated with room for max_bands doubles.
 int pm_getpoint(VipsImage *in, int x, int y, double *values, int max_bands, int *n);
 

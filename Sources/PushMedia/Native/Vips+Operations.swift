@@ -109,12 +109,6 @@ extension Vips.Image {
         return value
     }
 
-    func average() throws -> Double {
-        var value = 0.0
-        guard pm_avg(pointer, &value) == 0 else { throw Vips.Error(operation: "avg", message: Vips.takeError()) }
-        return value
-    }
-
     /// The band values of one pixel.
     func pixel(x: Int, y: Int) throws -> [Double] {
         var values = [Double](repeating: 0, count: 16)
