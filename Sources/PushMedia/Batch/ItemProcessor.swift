@@ -21,7 +21,7 @@ public struct ItemProcessor: Sendable {
             input: input, profile: profile, options: options, deadline: .now + .milliseconds(Int(profile.limits.timeoutSeconds * 1000)))
         do {
             try Vips.start()
-            try Pipeline(steps: [ReadSourceStep()]).run(context)
+            try Pipeline.reading.run(context)
             try Pipeline.after(reading: context.kind).run(context)
             return Item(
                 source: input.source, sourceSHA256: context.sourceSHA256, sourceBytes: context.sourceBytes,

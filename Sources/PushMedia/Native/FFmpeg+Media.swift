@@ -75,11 +75,3 @@ extension FFmpeg {
         }
     }
 }
-
-/// A media file's container and streams, as probed.
-struct MediaDescription: Equatable {
-    var container: String
-    var durationSeconds: Double?
-    var bitRate: Int?
-    var streams: [MediaStream]
-}

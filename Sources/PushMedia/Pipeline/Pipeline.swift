@@ -38,7 +38,10 @@ struct Pipeline: Sendable {
     /// Codes whose messages come from libvips' shared error buffer.
     static let libraryCodes: Set<ErrorCode> = [.corruptInput, .encodeFailed]
 
-    /// Steps after ``ReadSourceStep``, chosen by what the bytes are.
+    /// The first step of every item: size, hash and format from the bytes.
+    static let reading = Pipeline(steps: [ReadSourceStep()])
+
+    /// Steps after ``reading``, chosen by what the bytes are.
     static func after(reading kind: MediaKind) -> Pipeline {
         switch kind {
         case .video, .audio: media
