@@ -170,3 +170,5 @@ done:
     if (cast) g_object_unref(cast);
     return result;
 }
+
+int pm_rot(VipsImage *in, VipsImage **out, VipsAngle angle) { return vips_rot(in, out, angle, NULL); }

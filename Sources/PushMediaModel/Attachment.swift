@@ -23,13 +23,20 @@ public struct Attachment: Codable, Sendable, Equatable {
     public var budget: Int?
     /// What the budget ladder did to fit.
     public var encoding: Encoding?
+    /// Length of a movie or audio file, in seconds.
+    public var durationSeconds: Double?
+    /// How a movie or audio file was made from the input: kept, remuxed or transcoded.
+    public var media: MediaEncoding?
     public var options: Options
 
     public init(
         identifier: String, role: Role, file: String, url: String? = nil, typeHint: String,
         fileExtension: String, mimeType: String, bytes: Int, sha256: String, width: Int? = nil,
-        height: Int? = nil, frames: Int? = nil, budget: Int? = nil, encoding: Encoding? = nil, options: Options
+        height: Int? = nil, frames: Int? = nil, budget: Int? = nil, encoding: Encoding? = nil,
+        durationSeconds: Double? = nil, media: MediaEncoding? = nil, options: Options
     ) {
+        self.durationSeconds = durationSeconds
+        self.media = media
         self.frames = frames
         self.budget = budget
         self.encoding = encoding
@@ -68,6 +75,45 @@ public struct Attachment: Codable, Sendable, Equatable {
             self.framesKept = framesKept
             self.framesTotal = framesTotal
             self.attempts = attempts
+        }
+    }
+
+    /// What was done to a movie or audio input to make the attachment.
+    public struct MediaEncoding: Codable, Sendable, Equatable {
+        public var action: Action
+        /// Container written, e.g. `mp4`, `m4a`, `mp3`.
+        public var container: String
+        public var videoCodec: String?
+        public var audioCodec: String?
+        /// Target bit rates of a transcode, bits per second.
+        public var videoBitRate: Int?
+        public var audioBitRate: Int?
+        /// Transcodes tried until the file fit its budget (0 when nothing was encoded).
+        public var attempts: Int
+        /// Seconds kept when the profile allowed trimming a clip too long for its budget.
+        public var trimmedToSeconds: Double?
+
+        public init(
+            action: Action, container: String, videoCodec: String? = nil, audioCodec: String? = nil,
+            videoBitRate: Int? = nil, audioBitRate: Int? = nil, attempts: Int = 0, trimmedToSeconds: Double? = nil
+        ) {
+            self.action = action
+            self.container = container
+            self.videoCodec = videoCodec
+            self.audioCodec = audioCodec
+            self.videoBitRate = videoBitRate
+            self.audioBitRate = audioBitRate
+            self.attempts = attempts
+            self.trimmedToSeconds = trimmedToSeconds
+        }
+
+        public enum Action: String, Codable, Sendable, Equatable {
+            /// The original bytes, unchanged: iOS plays them and they fit.
+            case kept
+            /// The same streams copied into an MP4 (no re-encode).
+            case remuxed
+            /// Decoded and encoded again (H.264 + AAC in MP4, or AAC in M4A).
+            case transcoded
         }
     }
 

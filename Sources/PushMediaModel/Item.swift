@@ -124,8 +124,8 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let timeout = ErrorCode("timeout")
     /// A media file with no audio or video stream that can be used.
     public static let noMediaStream = ErrorCode("no_media_stream")
-    /// Recognised media that this version cannot process yet.
-    public static let notSupportedYet = ErrorCode("not_supported_yet")
+    /// A movie or audio file longer than the profile allows.
+    public static let tooLong = ErrorCode("too_long")
     /// A bug or an unexpected failure inside PushMedia.
     public static let internalError = ErrorCode("internal_error")
 }

@@ -64,6 +64,8 @@ public struct MediaStream: Codable, Sendable, Equatable {
     public var type: String
     /// FFmpeg's codec name: `h264`, `hevc`, `vp9`, `aac`, `mp3`, `opus`, …
     public var codec: String
+    /// The container's tag for the codec (fourcc), e.g. `avc1`, `hvc1`, `hev1`; absent when none.
+    public var codecTag: String?
     public var width: Int?
     public var height: Int?
     /// Clockwise display rotation in degrees.

@@ -3,7 +3,7 @@
 
 extension Profile {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, thumbnail, expanded, crop, jpeg, png, animation, budgets, limits
+        case name, thumbnail, expanded, crop, jpeg, png, animation, video, audio, budgets, limits
     }
 
     public init(from decoder: Decoder) throws {
@@ -17,6 +17,8 @@ extension Profile {
         jpeg = try c.decodeIfPresent(JPEG.self, forKey: .jpeg) ?? d.jpeg
         png = try c.decodeIfPresent(PNG.self, forKey: .png) ?? d.png
         animation = try c.decodeIfPresent(Animation.self, forKey: .animation) ?? d.animation
+        video = try c.decodeIfPresent(Video.self, forKey: .video) ?? d.video
+        audio = try c.decodeIfPresent(Audio.self, forKey: .audio) ?? d.audio
         budgets = try c.decodeIfPresent(Budgets.self, forKey: .budgets) ?? d.budgets
         limits = try c.decodeIfPresent(Limits.self, forKey: .limits) ?? d.limits
     }
@@ -46,9 +48,25 @@ extension Profile {
         check(limits.maxPixels, 1...(1 << 40), "limits.maxPixels")
         check(limits.maxFrames, 1...100_000, "limits.maxFrames")
         check(limits.maxAnimationPixels, 1...(1 << 42), "limits.maxAnimationPixels")
-        if !(limits.timeoutSeconds > 0 && limits.timeoutSeconds <= 3600) {
-            out.append("limits.timeoutSeconds must be in 0…3600 (exclusive of 0), got \(limits.timeoutSeconds)")
+        func check(_ value: Double, _ range: ClosedRange<Double>, _ key: String) {
+            if !(value > 0 && range.contains(value)) {
+                out.append("\(key) must be in \(range.lowerBound)…\(range.upperBound) (exclusive of 0), got \(value)")
+            }
         }
+        check(limits.timeoutSeconds, 0...3600, "limits.timeoutSeconds")
+        check(limits.mediaTimeoutSeconds, 0...3600, "limits.mediaTimeoutSeconds")
+        check(limits.maxDurationSeconds, 0...86400, "limits.maxDurationSeconds")
+        check(video.maxLongSide, 16...7680, "video.maxLongSide")
+        check(video.maxFrameRate, 0...240, "video.maxFrameRate")
+        check(video.posterWindowSeconds, 0...600, "video.posterWindowSeconds")
+        if let trim = video.trimToSeconds { check(trim, 0...86400, "video.trimToSeconds") }
+        check(video.audioBitRate, 16_000...512_000, "video.audioBitRate")
+        check(video.minBitRate, 50_000...50_000_000, "video.minBitRate")
+        if !Video.presets.contains(video.preset) {
+            out.append("video.preset must be one of \(Video.presets.joined(separator: ", ")), got \"\(video.preset)\"")
+        }
+        check(audio.bitRate, 16_000...512_000, "audio.bitRate")
+        check(audio.minBitRate, 16_000...audio.bitRate, "audio.minBitRate")
         return out
     }
 }
@@ -96,6 +114,35 @@ extension Profile.Animation {
     }
 }
 
+extension Profile.Video {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case maxLongSide, maxFrameRate, preset, audioBitRate, minBitRate, trimToSeconds, posterWindowSeconds
+    }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Self()
+        maxLongSide = try c.decodeIfPresent(Int.self, forKey: .maxLongSide) ?? d.maxLongSide
+        maxFrameRate = try c.decodeIfPresent(Double.self, forKey: .maxFrameRate) ?? d.maxFrameRate
+        preset = try c.decodeIfPresent(String.self, forKey: .preset) ?? d.preset
+        audioBitRate = try c.decodeIfPresent(Int.self, forKey: .audioBitRate) ?? d.audioBitRate
+        minBitRate = try c.decodeIfPresent(Int.self, forKey: .minBitRate) ?? d.minBitRate
+        trimToSeconds = try c.decodeIfPresent(Double.self, forKey: .trimToSeconds) ?? d.trimToSeconds
+        posterWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .posterWindowSeconds) ?? d.posterWindowSeconds
+    }
+}
+
+extension Profile.Audio {
+    enum CodingKeys: String, CodingKey, CaseIterable { case bitRate, minBitRate }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Self()
+        bitRate = try c.decodeIfPresent(Int.self, forKey: .bitRate) ?? d.bitRate
+        minBitRate = try c.decodeIfPresent(Int.self, forKey: .minBitRate) ?? min(d.minBitRate, bitRate)
+    }
+}
+
 extension Profile.Budgets {
     enum CodingKeys: String, CodingKey, CaseIterable { case thumbnail, expanded, animated, movie, audio }
     public init(from decoder: Decoder) throws {
@@ -112,7 +159,8 @@ extension Profile.Budgets {
 
 extension Profile.Limits {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case maxInputBytes, maxPixels, maxFrames, maxAnimationPixels, timeoutSeconds
+        case maxInputBytes, maxPixels, maxFrames, maxAnimationPixels, timeoutSeconds, maxDurationSeconds
+        case mediaTimeoutSeconds
     }
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
@@ -123,6 +171,8 @@ extension Profile.Limits {
         maxFrames = try c.decodeIfPresent(Int.self, forKey: .maxFrames) ?? d.maxFrames
         maxAnimationPixels = try c.decodeIfPresent(Int.self, forKey: .maxAnimationPixels) ?? d.maxAnimationPixels
         timeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .timeoutSeconds) ?? d.timeoutSeconds
+        maxDurationSeconds = try c.decodeIfPresent(Double.self, forKey: .maxDurationSeconds) ?? d.maxDurationSeconds
+        mediaTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .mediaTimeoutSeconds) ?? d.mediaTimeoutSeconds
     }
 }
 

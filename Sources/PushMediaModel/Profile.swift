@@ -9,6 +9,10 @@ public struct Profile: Codable, Sendable, Equatable {
     public var jpeg: JPEG
     public var png: PNG
     public var animation: Animation
+    /// Movies: poster frames and transcoding.
+    public var video: Video
+    /// Audio transcoding.
+    public var audio: Audio
     /// Byte budgets per output, below Apple's hard limits.
     public var budgets: Budgets
     /// Input safety limits, checked from the header before pixels are decoded.
@@ -22,6 +26,8 @@ public struct Profile: Codable, Sendable, Equatable {
         jpeg: JPEG = JPEG(),
         png: PNG = PNG(),
         animation: Animation = Animation(),
+        video: Video = Video(),
+        audio: Audio = Audio(),
         budgets: Budgets = Budgets(),
         limits: Limits = Limits()
     ) {
@@ -32,6 +38,8 @@ public struct Profile: Codable, Sendable, Equatable {
         self.jpeg = jpeg
         self.png = png
         self.animation = animation
+        self.video = video
+        self.audio = audio
         self.budgets = budgets
         self.limits = limits
     }
@@ -87,6 +95,59 @@ public struct Profile: Codable, Sendable, Equatable {
         }
     }
 
+    /// Movies. The poster frame is searched in the first ``posterWindowSeconds``; a movie iOS
+    /// cannot play, or over its budget, is transcoded to H.264 + AAC in MP4.
+    public struct Video: Codable, Sendable, Equatable {
+        /// Long side of a transcoded movie, in pixels (never upscaled).
+        public var maxLongSide: Int
+        /// Frames closer together than 1/maxFrameRate s are dropped when transcoding.
+        public var maxFrameRate: Double
+        /// libx264 preset (`ultrafast` … `veryslow`): slower is smaller at the same quality.
+        public var preset: String
+        /// AAC bit rate of a transcoded movie's sound, bits per second.
+        public var audioBitRate: Int
+        /// The lowest video bit rate a transcode may use to fit the budget; below it the movie
+        /// fails with `over_budget` (or is trimmed, see ``trimToSeconds``).
+        public var minBitRate: Int
+        /// When set, a movie too long to fit its budget at ``minBitRate`` is cut to this many
+        /// seconds (with a warning) instead of failing.
+        public var trimToSeconds: Double?
+        /// Seconds from the start in which the poster frame is searched.
+        public var posterWindowSeconds: Double
+
+        public init(
+            maxLongSide: Int = 1280, maxFrameRate: Double = 30, preset: String = "veryfast", audioBitRate: Int = 128_000,
+            minBitRate: Int = 250_000, trimToSeconds: Double? = nil, posterWindowSeconds: Double = 10
+        ) {
+            self.maxLongSide = maxLongSide
+            self.maxFrameRate = maxFrameRate
+            self.preset = preset
+            self.audioBitRate = audioBitRate
+            self.minBitRate = minBitRate
+            self.trimToSeconds = trimToSeconds
+            self.posterWindowSeconds = posterWindowSeconds
+        }
+
+        /// libx264's presets, fastest first.
+        public static let presets = [
+            "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow",
+        ]
+    }
+
+    /// Audio that iOS cannot play (Opus, Vorbis, FLAC, …) or that is over its budget is
+    /// transcoded to AAC in M4A.
+    public struct Audio: Codable, Sendable, Equatable {
+        /// AAC bit rate, bits per second, lowered when needed to fit the budget.
+        public var bitRate: Int
+        /// The lowest bit rate allowed to fit the budget; below it the item fails with `over_budget`.
+        public var minBitRate: Int
+
+        public init(bitRate: Int = 128_000, minBitRate: Int = 32_000) {
+            self.bitRate = bitRate
+            self.minBitRate = minBitRate
+        }
+    }
+
     /// Byte budgets (decimal: 1 KB = 1000 bytes, as Apple states its limits). Never above the
     /// hard limit of the attachment type.
     public struct Budgets: Codable, Sendable, Equatable {
@@ -119,12 +180,19 @@ public struct Profile: Codable, Sendable, Equatable {
         public var maxFrames: Int
         /// `too_many_frames`: frames × pixels per frame of an animation.
         public var maxAnimationPixels: Int
-        /// `timeout`: seconds one item may take.
+        /// `timeout`: seconds one image may take.
         public var timeoutSeconds: Double
+        /// `too_long`: seconds of a movie or audio file.
+        public var maxDurationSeconds: Double
+        /// `timeout`: seconds one movie or audio file may take (transcoding takes longer).
+        public var mediaTimeoutSeconds: Double
         public init(
             maxInputBytes: Int = 200_000_000, maxPixels: Int = 50_000_000, maxFrames: Int = 1000,
-            maxAnimationPixels: Int = 500_000_000, timeoutSeconds: Double = 60
+            maxAnimationPixels: Int = 500_000_000, timeoutSeconds: Double = 60, maxDurationSeconds: Double = 900,
+            mediaTimeoutSeconds: Double = 300
         ) {
+            self.maxDurationSeconds = maxDurationSeconds
+            self.mediaTimeoutSeconds = mediaTimeoutSeconds
             self.maxInputBytes = maxInputBytes
             self.maxPixels = maxPixels
             self.maxFrames = maxFrames

@@ -35,7 +35,14 @@ final class ProgressReporter: @unchecked Sendable {
         switch item.status {
         case .ok:
             let files = item.attachments.map { a in
-                "\(a.role.rawValue) \(a.width ?? 0)x\(a.height ?? 0) \(formatBytes(a.bytes))"
+                var parts = [a.role.rawValue]
+                if let width = a.width, let height = a.height { parts.append("\(width)x\(height)") }
+                if a.role == .media {
+                    parts.append(a.fileExtension)
+                    if let action = a.media?.action, action != .kept { parts.append(action.rawValue) }
+                }
+                parts.append(formatBytes(a.bytes))
+                return parts.joined(separator: " ")
             }
             return "\(counter) ok     \(item.source): " + files.joined(separator: ", ")
         case .failed:

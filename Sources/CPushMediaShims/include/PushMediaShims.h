@@ -6,6 +6,7 @@
 #define PUSHMEDIA_SHIMS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <vips/vips.h>
 #include <libavutil/error.h>
 
@@ -51,6 +52,8 @@ int pm_deviate(VipsImage *in, double *out);
 int pm_arrayjoin(VipsImage **in, int n, VipsImage **out, int across);
 /// A new header around the same pixels, so metadata can be set without touching the input.
 int pm_copy(VipsImage *in, VipsImage **out);
+/// Rotates by a multiple of 90° clockwise.
+int pm_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
 /// Reads one pixel; values is caller-allocated with room for max_bands doubles.
 int pm_getpoint(VipsImage *in, int x, int y, double *values, int max_bands, int *n);
 
@@ -73,6 +76,8 @@ int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, int bitdepth, int 
 
 int pm_averror(int posix_errno);
 int pm_averror_eof(void);
+/// AVERROR_EXIT: what FFmpeg returns when the interrupt callback (our deadline) stopped it.
+int pm_averror_exit(void);
 /// av_strerror into buf (av_err2str is a macro).
 void pm_av_strerror(int errnum, char *buf, size_t size);
 
@@ -92,5 +97,54 @@ void pm_av_close(struct AVFormatContext **context);
 int pm_av_stream_rotation(const struct AVStream *stream);
 /// True when the stream is attached cover art (AV_DISPOSITION_ATTACHED_PIC).
 int pm_av_stream_is_cover_art(const struct AVStream *stream);
+
+// ---- FFmpeg: poster frames, cover art, remux, transcode (ffmpeg_media.c) ----------------------
+
+/// Decodes one video stream frame by frame (non-reference frames skipped) for poster candidates.
+typedef struct pm_video_reader pm_video_reader;
+int pm_video_reader_open(const char *path, int stream_index, int64_t deadline_us, pm_video_reader **out);
+void pm_video_reader_close(pm_video_reader **reader);
+/// Decodes the next frame; *time_seconds is its time from the stream's start.
+/// Returns 0, AVERROR_EOF at the end, AVERROR_EXIT past the deadline, or another AVERROR.
+int pm_video_reader_next(pm_video_reader *reader, double *time_seconds);
+/// Coded size and sample aspect ratio of the current frame.
+void pm_video_reader_frame_size(const pm_video_reader *reader, int *width, int *height, int *sar_num, int *sar_den);
+/// The current frame scaled to width×height, packed GRAY8 (width*height bytes) or RGB24 (×3).
+int pm_video_reader_luma(pm_video_reader *reader, int width, int height, uint8_t *out);
+int pm_video_reader_rgb(pm_video_reader *reader, int width, int height, uint8_t *out);
+
+/// The bytes of embedded cover art (an attached picture), owned by the context: returns the
+/// stream index, or -1 when there is none.
+int pm_av_cover_art(const struct AVFormatContext *format, const uint8_t **data, int *size);
+
+/// Copies one video and one audio stream (-1: none) into a new file without re-encoding; the
+/// container comes from the output's extension, MP4 gets faststart, the display matrix is kept
+/// and HEVC is tagged hvc1. On failure writes "stage: message" into error.
+int pm_av_remux(const char *input, const char *output, int video_index, int audio_index, int64_t deadline_us,
+                char *error, size_t error_size);
+
+typedef struct {
+    int video_index;        ///< -1: no video
+    int audio_index;        ///< -1: no audio
+    int max_long_side;      ///< square pixels, long side at most this (0: keep)
+    int64_t video_bit_rate; ///< bits/s for libx264 (ABR with VBV)
+    int64_t audio_bit_rate; ///< bits/s for AAC
+    double max_frame_rate;  ///< frames closer than this are dropped (0: keep all)
+    double max_duration;    ///< seconds kept from the start (0: all)
+    const char *preset;     ///< x264 preset, e.g. "veryfast"
+    int audio_sample_rate;  ///< 0: the input's, if AAC takes it, else 48000
+    int audio_channels;     ///< 1: mono; otherwise stereo when the input has two or more
+} pm_transcode_params;
+
+typedef struct {
+    int width, height;      ///< of the video written
+    int64_t frames;         ///< video frames written
+    double duration;        ///< seconds written (longest stream)
+} pm_transcode_result;
+
+/// Decodes, scales and encodes to H.264 (libx264, high profile, yuv420p) and AAC in the container
+/// the output's extension names (MP4 with faststart, or M4A), keeping the display rotation.
+int pm_av_transcode(const char *input, const char *output, const pm_transcode_params *params, int64_t deadline_us,
+                    pm_transcode_result *result, char *error, size_t error_size);
 
 #endif

@@ -22,6 +22,11 @@ public struct ItemProcessor: Sendable {
         do {
             try Vips.start()
             try Pipeline.reading.run(context)
+            if context.kind == .video || context.kind == .audio {
+                // Transcoding takes longer than an image: movies and audio have their own limit.
+                context.timeoutSeconds = profile.limits.mediaTimeoutSeconds
+                context.deadline = .now + .milliseconds(Int(profile.limits.mediaTimeoutSeconds * 1000))
+            }
             try Pipeline.after(reading: context.kind).run(context)
             return Item(
                 source: input.source, sourceSHA256: context.sourceSHA256, sourceBytes: context.sourceBytes,

@@ -17,16 +17,27 @@ extension FFmpeg {
         /// Opens `path` and reads its stream info; stops with an error once `deadline` passes.
         init(path: String, deadline: ContinuousClock.Instant) throws {
             _ = FFmpeg.started
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            let micros = remaining.components.seconds * 1_000_000 + remaining.components.attoseconds / 1_000_000_000_000
             var opened: UnsafeMutablePointer<AVFormatContext>?
-            let result = pm_av_open(path, av_gettime_relative() + micros, &opened)
+            let result = pm_av_open(path, FFmpeg.microseconds(deadline), &opened)
             guard result >= 0, let opened else { throw FFmpeg.Error(operation: "open", code: result) }
             context = opened
         }
 
         deinit {
             pm_av_close(&context)
+        }
+
+        /// Runs `body` with the open context (nil once closed).
+        func withContext<T>(_ body: (UnsafeMutablePointer<AVFormatContext>) -> T?) -> T? {
+            context.flatMap(body)
+        }
+
+        /// A codec tag as four printable characters, or nil when unset or unprintable.
+        static func fourcc(_ tag: UInt32) -> String? {
+            guard tag != 0 else { return nil }
+            let bytes = (0..<4).map { UInt8((tag >> (8 * UInt32($0))) & 0xff) }
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) else { return nil }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         /// What the container and its streams say, without decoding.
@@ -48,6 +59,7 @@ extension FFmpeg {
                 }
                 var entry = MediaStream(index: index, type: type, codec: String(cString: avcodec_get_name(parameters.codec_id)))
                 if parameters.bit_rate > 0 { entry.bitRate = Int(parameters.bit_rate) }
+                entry.codecTag = Self.fourcc(parameters.codec_tag)
                 let timeBase = stream.pointee.time_base
                 if stream.pointee.duration > 0, timeBase.den > 0 {
                     entry.durationSeconds = Double(stream.pointee.duration) * Double(timeBase.num) / Double(timeBase.den)

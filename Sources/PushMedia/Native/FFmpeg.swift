@@ -21,6 +21,8 @@ enum FFmpeg {
     /// `AVERROR(EAGAIN)` and friends (macros in C).
     static func averror(_ posix: Int32) -> Int32 { pm_averror(posix) }
     static var endOfFile: Int32 { pm_averror_eof() }
+    /// Returned when the deadline (the interrupt callback) stopped FFmpeg.
+    static var exit: Int32 { pm_averror_exit() }
 
     /// Versions of the linked libraries, e.g. `["libavformat": "59.27.100", …]`.
     static var libraryVersions: [String: String] {

@@ -35,6 +35,42 @@ public struct OutputStore: Sendable {
         return StoredFile(name: name, sha256: sha, bytes: data.count)
     }
 
+    /// Stores the file at `source` (hashed as it is read, never whole in memory): moved in when
+    /// `moving` (it must be on the output folder's file system), else copied. A file with the
+    /// same name (same content) is kept and a moved source removed.
+    public func storeFile(at source: URL, moving: Bool, suffix: String, fileExtension: String) throws -> StoredFile {
+        var hasher = SHA256()
+        var bytes = 0
+        let handle = try FileHandle(forReadingFrom: source)
+        defer { try? handle.close() }
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(data: chunk)
+            bytes += chunk.count
+        }
+        let sha = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let name = "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)"
+        let target = directory.appendingPathComponent(name)
+        let stored = StoredFile(name: name, sha256: sha, bytes: bytes)
+        if let existing = try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int, existing == bytes {
+            if moving { try? FileManager.default.removeItem(at: source) }
+            return stored
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if moving {
+            guard rename(source.path, target.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            return stored
+        }
+        let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+        do {
+            try FileManager.default.copyItem(at: source, to: temporary)
+            guard rename(temporary.path, target.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        return stored
+    }
+
     /// Writes to a hidden temporary file in the same folder, flushes it, then renames it over
     /// `target` (rename is atomic within one file system).
     public static func writeAtomically(_ data: Data, to target: URL) throws {

@@ -60,9 +60,18 @@ struct Pipeline: Sendable {
         StoreStep(),
     ])
 
-    /// Movies and audio.
+    /// Movies and audio: a poster frame (or cover art) goes through the image steps, then the
+    /// media file is kept, remuxed or transcoded to fit.
     static let media = Pipeline(steps: [
         ProbeMediaStep(),
-        MediaNotProcessedStep(),
+        CheckMediaLimitsStep(),
+        PosterFrameStep(),
+        CoverArtStep(),
+        FindSubjectStep(),
+        CropStep(),
+        EncodeStep(),
+        StoreStep(),
+        ConvertMediaStep(),
+        StoreMediaStep(),
     ])
 }

@@ -7,7 +7,10 @@ final class ProcessingContext {
     let input: InputFile
     let profile: Profile
     let options: ProcessingOptions
-    let deadline: ContinuousClock.Instant
+    /// When the item's time runs out (longer for movies and audio, once they are recognised).
+    var deadline: ContinuousClock.Instant
+    /// The limit behind ``deadline``, in seconds, for messages.
+    var timeoutSeconds: Double
 
     // ReadSourceStep
     var sourceBytes: Int?
@@ -45,6 +48,12 @@ final class ProcessingContext {
     // StoreStep
     var attachments: [Attachment] = []
 
+    // PosterFrameStep: seconds from the start of the movie's poster frame.
+    var posterTime: Double?
+
+    // ConvertMediaStep: the movie or audio file to ship.
+    var media: PreparedMedia?
+
     var warnings: [String] = []
 
     init(input: InputFile, profile: Profile, options: ProcessingOptions, deadline: ContinuousClock.Instant) {
@@ -52,6 +61,7 @@ final class ProcessingContext {
         self.profile = profile
         self.options = options
         self.deadline = deadline
+        self.timeoutSeconds = profile.limits.timeoutSeconds
     }
 
     /// A rendered (not yet encoded) variant.
@@ -65,9 +75,22 @@ final class ProcessingContext {
     /// Where the item's time runs out, as an error.
     func checkDeadline(before step: String) throws {
         if ContinuousClock.now > deadline {
-            throw ItemError(.timeout, "time limit of \(profile.limits.timeoutSeconds) s reached before \(step)")
+            throw ItemError(.timeout, "time limit of \(String(format: "%g", timeoutSeconds)) s reached before \(step)")
         }
     }
+}
+
+/// A movie or audio file ready to store: the input itself, or a file made from it.
+struct PreparedMedia {
+    var file: URL
+    /// True when ``file`` is ours to move into the output folder (else it is copied).
+    var isTemporary: Bool
+    var type: AttachmentType
+    var budget: Int
+    var encoding: Attachment.MediaEncoding
+    var width: Int?
+    var height: Int?
+    var durationSeconds: Double?
 }
 
 /// One file to process: where it is and how the manifest names it.

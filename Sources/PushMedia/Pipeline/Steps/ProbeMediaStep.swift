@@ -16,7 +16,7 @@ struct ProbeMediaStep: PipelineStep {
             description = try FFmpeg.MediaFile(path: context.input.path, deadline: context.deadline).probe()
         } catch let error as FFmpeg.Error {
             if ContinuousClock.now > context.deadline {
-                throw ItemError(.timeout, "probing stopped at the time limit of \(context.profile.limits.timeoutSeconds) s")
+                throw ItemError(.timeout, "probing stopped at the time limit of \(String(format: "%g", context.timeoutSeconds)) s")
             }
             throw ItemError(.corruptInput, "FFmpeg cannot read the \(format.rawValue) file: \(error.message)")
         }

@@ -1,0 +1,29 @@
+import CPushMediaShims
+import CVips
+import Foundation
+
+extension Vips.Image {
+    /// An 8-bit sRGB image copied from packed RGB bytes (`width * height * 3`).
+    static func fromRGB(_ pixels: [UInt8], width: Int, height: Int) throws -> Vips.Image {
+        precondition(pixels.count == width * height * 3, "RGB buffer size does not match \(width)×\(height)")
+        let image = pixels.withUnsafeBytes { raw in
+            vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(width), Int32(height), 3, VIPS_FORMAT_UCHAR)
+        }
+        guard let image else { throw Vips.Error(operation: "new_from_memory", message: Vips.takeError()) }
+        image.pointee.Type = VIPS_INTERPRETATION_sRGB
+        return Vips.Image(owning: image)
+    }
+
+    /// Rotated clockwise by a multiple of 90 degrees.
+    func rotated(clockwise degrees: Int) throws -> Vips.Image {
+        let angle: VipsAngle =
+            switch ((degrees % 360) + 360) % 360 {
+            case 90: VIPS_ANGLE_D90
+            case 180: VIPS_ANGLE_D180
+            case 270: VIPS_ANGLE_D270
+            default: VIPS_ANGLE_D0
+            }
+        if angle == VIPS_ANGLE_D0 { return self }
+        return try Vips.call("rot") { pm_rot(pointer, $0, angle) }
+    }
+}

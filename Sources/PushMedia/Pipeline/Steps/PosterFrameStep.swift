@@ -1,0 +1,85 @@
+import Foundation
+import PushMediaModel
+
+/// Picks a movie's poster frame: decodes the start of the clip (non-reference frames skipped),
+/// scores evenly spaced candidates on a small greyscale copy (``PosterFrameChooser``: not black,
+/// white, flat or a dim fade-in frame) and keeps the best one's pixels, upright (display
+/// rotation applied) at the size both image variants need. The image steps then cut the
+/// thumbnail and the expanded poster from it, like a still image.
+struct PosterFrameStep: PipelineStep {
+    var name: String { "poster" }
+
+    /// Candidates scored in the window.
+    static let candidates = 24
+    /// Side of the greyscale copy a candidate is scored on.
+    static let scoringSide = 48
+    /// Frames decoded at most, whatever the window (bounds the work on high frame rates).
+    static let maxDecodedFrames = 900
+
+    func run(_ context: ProcessingContext) throws {
+        guard context.kind == .video, let probe = context.probe,
+            let stream = probe.streams?.first(where: { $0.type == "video" && $0.coverArt != true })
+        else { return }
+        let duration = probe.durationSeconds ?? stream.durationSeconds ?? 0
+        let window = duration > 0 ? min(context.profile.video.posterWindowSeconds, duration) : context.profile.video.posterWindowSeconds
+        let rotation = stream.rotation ?? 0
+        var chooser = PosterFrameChooser(window: window)
+        var poster: (pixels: [UInt8], width: Int, height: Int, time: Double)?
+        var decoded = 0
+        do {
+            let reader = try FFmpeg.VideoReader(path: context.input.path, stream: stream.index, deadline: context.deadline)
+            let interval = window / Double(Self.candidates)
+            var nextSample = 0.0
+            while let time = try reader.next() {
+                decoded += 1
+                if time > window, poster != nil { break }
+                if time + 1e-6 < nextSample, decoded < Self.maxDecodedFrames { continue }
+                nextSample = time + interval
+                let statistics = FrameStatistics(luma: try reader.luma(width: Self.scoringSide, height: Self.scoringSide))
+                if chooser.offer(statistics, at: time) {
+                    let size = Self.decodeSize(reader.frameSize, rotation: rotation, profile: context.profile)
+                    poster = (try reader.rgb(width: size.width, height: size.height), size.width, size.height, time)
+                }
+                if decoded >= Self.maxDecodedFrames { break }
+            }
+        } catch let error as FFmpeg.Error {
+            if ContinuousClock.now > context.deadline || error.code == FFmpeg.exit {
+                throw ItemError(.timeout, "poster frame search stopped at the time limit of \(String(format: "%g", context.timeoutSeconds)) s")
+            }
+            if poster == nil {
+                throw ItemError(.corruptInput, "cannot decode the \(stream.codec) video: \(error.message)")
+            }
+            context.warnings.append("poster: decoding stopped after \(decoded) frames (\(error.message)); the poster is the best frame before that")
+        }
+        guard let poster else {
+            throw ItemError(.corruptInput, "the \(stream.codec) video has no frame that decodes")
+        }
+        if chooser.choseBlank {
+            context.warnings.append("poster: no frame in the first \(String(format: "%g", window)) s shows more than a flat colour")
+        }
+        do {
+            let upright = try Vips.Image.fromRGB(poster.pixels, width: poster.width, height: poster.height)
+                .rotated(clockwise: rotation)
+            let size = PixelSize(width: upright.width, height: upright.height)
+            context.sourceSize = size
+            context.plan = ImagePlan(source: size, profile: context.profile)
+            context.working = upright
+            context.keepsAlpha = false
+        } catch let error as Vips.Error {
+            throw ItemError(.corruptInput, "cannot use the poster frame: \(error.message)")
+        }
+        context.posterTime = (poster.time * 1000).rounded() / 1000
+    }
+
+    /// The size (in the frame's coded orientation) to scale a frame to: square pixels, and no
+    /// larger than what the thumbnail and the expanded poster need once rotated upright.
+    static func decodeSize(_ frame: (width: Int, height: Int, pixelAspect: Double), rotation: Int, profile: Profile) -> PixelSize {
+        let displayWidth = max(1, Int((Double(frame.width) * frame.pixelAspect).rounded()))
+        let quarterTurn = rotation % 180 == 90
+        let upright =
+            quarterTurn
+            ? PixelSize(width: frame.height, height: displayWidth) : PixelSize(width: displayWidth, height: frame.height)
+        let decode = ImagePlan(source: upright, profile: profile).decode
+        return quarterTurn ? PixelSize(width: decode.height, height: decode.width) : decode
+    }
+}
