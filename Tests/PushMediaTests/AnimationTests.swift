@@ -57,7 +57,11 @@ struct AnimationTests {
         let inputBytes = try FileManager.default.attributesOfItem(atPath: source.path)[.size] as! Int
         #expect(inputBytes > 20_000_000, "input is only \(inputBytes) bytes")
 
-        let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: folder))
+        // This test is about the budget, not speed: a generous time limit, so parallel tests
+        // on a loaded machine cannot turn it into a timeout.
+        var profile = Profile.default
+        profile.limits.timeoutSeconds = 600
+        let item = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder))
             .process(InputFile(path: source.path, source: "big.gif"))
         #expect(item.status == .ok, "\(item.error?.message ?? "")")
         let duration = Double(delays.reduce(0, +)) / 1000

@@ -12,7 +12,7 @@ struct CommandLineTests {
         let out = try Fixtures.temporaryFolder()
         let result = try CommandRunner.run(pushmedia, ["process", Fixtures.root.path, "--out", out.path, "--jobs", "2"])
         #expect(result.status == 1, "\(result.error)")
-        #expect(result.output.contains("9 failed"))
+        #expect(result.output.contains("5 failed"))
         #expect(result.output.contains("manifest: \(out.path)/manifest.json"))
         // Not a terminal: one plain line per item on standard error.
         let lines = result.error.split(separator: "\n").filter { $0.hasPrefix("[") }

@@ -54,8 +54,6 @@ struct MediaProbeTests {
         #expect(item.probe?.streams?.first?.codec == codec)
         #expect(abs((item.probe?.durationSeconds ?? 0) - 2) < 0.1)
         #expect(item.probe?.hasCoverArt == false)
-        // Until transcoding lands, media items are listed with their probe and a clear code.
-        #expect(item.error?.code == .notSupportedYet)
     }
 
     @Test("a truncated MP4 fails as corrupt_input with FFmpeg's message")
