@@ -1,0 +1,85 @@
+// Drives PushMedia's FFmpeg shims (ffmpeg_media.c, ffmpeg_shims.c) on real files under
+// AddressSanitizer/LeakSanitizer: every path (success, damaged input, missing stream, deadline
+// passed) must free what it allocated. Built and run by scripts/leak-check.
+#include "PushMediaShims.h"
+#include <libavformat/avformat.h>
+#include <libavutil/time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+static void reader(const char *path, int stream, int64_t deadline) {
+    pm_video_reader *r = NULL;
+    int result = pm_video_reader_open(path, stream, deadline, &r);
+    if (result < 0) {
+        printf("reader %s: open %d\n", path, result);
+        return;
+    }
+    double t = 0;
+    int frames = 0;
+    uint8_t luma[48 * 48];
+    uint8_t *rgb = malloc(160 * 90 * 3);
+    while ((result = pm_video_reader_next(r, &t)) == 0 && frames < 200) {
+        pm_video_reader_luma(r, 48, 48, luma);
+        if (frames % 10 == 0) pm_video_reader_rgb(r, 160, 90, rgb);
+        frames++;
+    }
+    free(rgb);
+    printf("reader %s: %d frames, ended with %d\n", path, frames, result);
+    pm_video_reader_close(&r);
+    if (r != NULL) failures++;
+}
+
+static void probe_cover(const char *path) {
+    AVFormatContext *c = NULL;
+    if (pm_av_open(path, av_gettime_relative() + 10000000, &c) < 0) return;
+    const uint8_t *data = NULL;
+    int size = 0;
+    int stream = pm_av_cover_art(c, &data, &size);
+    printf("cover %s: stream %d, %d bytes\n", path, stream, size);
+    pm_av_close(&c);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s OUTDIR FILE...\n", argv[0]);
+        return 2;
+    }
+    pm_av_startup();
+    const char *out = argv[1];
+    char target[4096];
+    char error[512];
+    for (int i = 2; i < argc; i++) {
+        const char *in = argv[i];
+        int64_t later = av_gettime_relative() + 60 * 1000000LL;
+        int64_t past = av_gettime_relative() - 1;
+        reader(in, 0, later);
+        reader(in, 0, past);  // deadline already passed
+        reader(in, 99, later);  // no such stream
+        probe_cover(in);
+
+        snprintf(target, sizeof target, "%s/remux-%d.mp4", out, i);
+        error[0] = 0;
+        printf("remux %s: %d %s\n", in, pm_av_remux(in, target, 0, 1, later, error, sizeof error), error);
+        error[0] = 0;
+        printf("remux past deadline %s: %d %s\n", in, pm_av_remux(in, target, 0, 1, past, error, sizeof error), error);
+
+        pm_transcode_params p = {.video_index = 0, .audio_index = 1, .max_long_side = 160, .video_bit_rate = 300000,
+                                 .audio_bit_rate = 64000, .max_frame_rate = 15, .max_duration = 1.5, .preset = "ultrafast",
+                                 .audio_sample_rate = 0, .audio_channels = 2};
+        pm_transcode_result r;
+        snprintf(target, sizeof target, "%s/transcode-%d.mp4", out, i);
+        error[0] = 0;
+        printf("transcode %s: %d %s\n", in, pm_av_transcode(in, target, &p, later, &r, error, sizeof error), error);
+        p.video_index = -1;
+        p.audio_index = 0;
+        snprintf(target, sizeof target, "%s/audio-%d.m4a", out, i);
+        error[0] = 0;
+        printf("audio %s: %d %s\n", in, pm_av_transcode(in, target, &p, later, &r, error, sizeof error), error);
+        error[0] = 0;
+        printf("transcode past deadline %s: %d %s\n", in, pm_av_transcode(in, target, &p, past, &r, error, sizeof error), error);
+    }
+    return failures ? 1 : 0;
+}
