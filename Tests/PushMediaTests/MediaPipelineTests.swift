@@ -252,4 +252,35 @@ struct MediaPipelineTests {
         #expect(slow.error?.code == .timeout, "\(slow.error?.message ?? "")")
         try Self.expectNoLeftovers(out)
     }
+
+    @Test("fuzzed movies and audio (seeded byte flips and cuts) end ok or with a known error code, never a crash")
+    func fuzzed() throws {
+        let folder = try Fixtures.temporaryFolder()
+        var rng = CropGeometryTests.SeededRandom(state: 4242)
+        let known: Set<ErrorCode> = [.corruptInput, .noMediaStream, .unsupportedType, .encodeFailed, .tooLong, .tooManyPixels, .overBudget]
+        for source in ["video/black-start.mp4", "video/portrait.mov", "audio/tone.mp3", "audio/tone.opus.ogg"] {
+            let original = [UInt8](try Data(contentsOf: Fixtures.url(source)))
+            for round in 0..<6 {
+                var bytes = original
+                // Flip bytes past the first 16 (so the type is still recognised), sometimes cut the end.
+                for _ in 0..<(1 + Int(rng.next() % 40)) {
+                    let at = 16 + Int(rng.next() % UInt64(bytes.count - 16))
+                    bytes[at] = UInt8(truncatingIfNeeded: rng.next())
+                }
+                if round % 2 == 1 { bytes = Array(bytes.prefix(16 + Int(rng.next() % UInt64(bytes.count - 16)))) }
+                let name = "fuzz-\(round)-" + (source as NSString).lastPathComponent
+                let input = folder.appendingPathComponent(name)
+                try Data(bytes).write(to: input)
+                let out = folder.appendingPathComponent("out-\(round)")
+                let item = Self.process(input, out: out)
+                if item.status == .failed {
+                    let code = try #require(item.error?.code)
+                    #expect(known.contains(code), "\(name): \(code) \(item.error?.message ?? "")")
+                } else {
+                    #expect(item.attachment(.media) != nil, "\(name) is ok without its media file")
+                }
+                try Self.expectNoLeftovers(out)
+            }
+        }
+    }
 }
