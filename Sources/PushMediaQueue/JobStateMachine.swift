@@ -1,0 +1,133 @@
+import Foundation
+
+/// The pure, I/O-free rules of a job's life cycle. Both queue backends read a job, apply a
+/// transition here and write the result back inside one transaction (claims use a single
+/// `UPDATE … RETURNING` that mirrors ``claimableStates`` and the `claim` rule).
+public struct JobStateMachine: Sendable {
+    /// States a claim may take a job from (retrying only once its run-at is due).
+    public static let claimableStates: [JobState] = [.queued, .retrying]
+
+    /// Creates the state machine.
+    public init() {}
+
+    /// Applies `transition` to `job` at time `now` and returns the new job.
+    /// - Throws: ``JobStateMachineError`` when the transition is illegal or the lease is not held.
+    public func apply(_ transition: JobTransition, to job: Job, at now: Date) throws(JobStateMachineError) -> Job {
+        var next = job
+        next.updatedAt = now
+        switch transition {
+        case let .claim(owner, leaseExpiresAt):
+            guard Self.claimableStates.contains(job.state) else { throw illegal(job, transition) }
+            guard job.runAt <= now else { throw illegal(job, transition) }
+            next.state = .running
+            next.attempts += 1
+            next.leaseOwner = owner
+            next.leaseExpiresAt = leaseExpiresAt
+
+        case let .heartbeat(owner, leaseExpiresAt):
+            try requireLease(job, owner, transition)
+            next.leaseExpiresAt = leaseExpiresAt
+
+        case let .succeed(owner, result):
+            try requireLease(job, owner, transition)
+            next.state = .succeeded
+            next.result = result
+            next.lastError = nil
+            next.finishedAt = now
+            clearLease(&next)
+
+        case let .failPermanently(owner, error, result):
+            try requireLease(job, owner, transition)
+            next.state = .failed
+            next.result = result
+            next.lastError = error
+            next.finishedAt = now
+            next.errorHistory.append(JobNote(
+                at: now, kind: .permanentError, attempt: job.attempts, code: error.code, message: error.message))
+            clearLease(&next)
+
+        case let .failTransiently(owner, error, retryAt):
+            try requireLease(job, owner, transition)
+            next.lastError = error
+            next.errorHistory.append(JobNote(
+                at: now, kind: .transientError, attempt: job.attempts, code: error.code, message: error.message))
+            clearLease(&next)
+            if job.attempts >= job.maxAttempts {
+                next.state = .dead
+                next.finishedAt = now
+            } else {
+                next.state = .retrying
+                next.runAt = max(retryAt, now)
+            }
+
+        case .rescue:
+            guard job.state == .running else { throw illegal(job, transition) }
+            guard let expiry = job.leaseExpiresAt, expiry <= now else {
+                throw .leaseNotExpired(jobID: job.id)
+            }
+            let owner = job.leaseOwner ?? "unknown"
+            clearLease(&next)
+            if job.attempts >= job.maxAttempts {
+                let error = JobError(
+                    code: "lease_expired",
+                    message: "lease of \(owner) expired on attempt \(job.attempts) of \(job.maxAttempts); no attempts left")
+                next.state = .dead
+                next.lastError = error
+                next.finishedAt = now
+                next.errorHistory.append(JobNote(
+                    at: now, kind: .rescue, attempt: job.attempts, code: error.code, message: error.message))
+            } else {
+                next.state = .queued
+                next.runAt = now
+                next.errorHistory.append(JobNote(
+                    at: now, kind: .rescue, attempt: job.attempts, code: "lease_expired",
+                    message: "lease of \(owner) expired on attempt \(job.attempts) of \(job.maxAttempts); re-queued"))
+            }
+
+        case let .release(owner):
+            try requireLease(job, owner, transition)
+            next.state = .queued
+            next.attempts = max(0, job.attempts - 1)
+            next.runAt = now
+            clearLease(&next)
+
+        case .retryDead:
+            guard job.state == .dead else { throw illegal(job, transition) }
+            next.state = .queued
+            next.attempts = 0
+            next.runAt = now
+            next.finishedAt = nil
+            next.errorHistory.append(JobNote(
+                at: now, kind: .requeue, attempt: 0, code: job.lastError?.code,
+                message: "dead job re-queued by hand; attempts reset"))
+
+        case .reprocess(let reason):
+            guard job.state.isTerminal else { throw illegal(job, transition) }
+            next.state = .queued
+            next.attempts = 0
+            next.runAt = now
+            next.finishedAt = nil
+            next.result = nil
+            next.lastError = nil
+            next.errorHistory.append(JobNote(at: now, kind: .requeue, attempt: 0, code: nil, message: reason))
+        }
+        return next
+    }
+
+    private func illegal(_ job: Job, _ transition: JobTransition) -> JobStateMachineError {
+        .illegalTransition(jobID: job.id, from: job.state, transition: transition.name)
+    }
+
+    /// Lease-holder transitions need a running job leased by `owner`; anything else means the
+    /// caller lost its lease (rescued, released, finished or claimed by another worker).
+    private func requireLease(_ job: Job, _ owner: String, _ transition: JobTransition) throws(JobStateMachineError) {
+        guard job.state == .running, job.leaseOwner == owner else {
+            throw .leaseNotHeld(jobID: job.id, owner: owner, actualOwner: job.state == .running ? job.leaseOwner : nil)
+        }
+    }
+
+    private func clearLease(_ job: inout Job) {
+        job.leaseOwner = nil
+        job.leaseExpiresAt = nil
+    }
+}

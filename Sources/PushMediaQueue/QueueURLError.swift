@@ -1,0 +1,58 @@
+/// Why a queue URL could not be parsed.
+public enum QueueURLError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The scheme is not `sqlite`, `postgres` or `postgresql`.
+    case unsupportedScheme(url: String, scheme: String?)
+    /// A `sqlite:` URL without a path.
+    case missingPath(url: String)
+    /// A `sqlite://host/...` URL (only `sqlite:PATH` and `sqlite:///abs/path` are accepted).
+    case unexpectedHost(url: String, host: String)
+    /// A PostgreSQL URL without a host.
+    case missingHost(url: String)
+    /// A PostgreSQL URL without a user name.
+    case missingUser(url: String)
+    /// A PostgreSQL URL without a database name.
+    case missingDatabase(url: String)
+    /// The URL is not a well-formed URL.
+    case malformed(url: String)
+    /// A query item the queue does not know.
+    case unknownParameter(url: String, name: String)
+    /// A schema or prefix that is not a plain lower-case SQL identifier.
+    case invalidIdentifier(url: String, name: String, value: String)
+    /// An `sslmode` value that is not supported.
+    case invalidSSLMode(url: String, value: String)
+
+    public var description: String {
+        switch self {
+        case let .unsupportedScheme(url, scheme):
+            "queue URL '\(url)': unsupported scheme '\(scheme ?? "")' (use sqlite:PATH or postgres://user:pass@host:port/db)"
+        case let .missingPath(url):
+            "queue URL '\(url)': missing file path (e.g. sqlite:queue.sqlite or sqlite:///var/lib/pushmedia/queue.sqlite)"
+        case let .unexpectedHost(url, host):
+            "queue URL '\(url)': sqlite URLs take no host ('\(host)'); use sqlite:relative/path or sqlite:///absolute/path"
+        case let .missingHost(url):
+            "queue URL '\(redacted(url))': missing host"
+        case let .missingUser(url):
+            "queue URL '\(redacted(url))': missing user name"
+        case let .missingDatabase(url):
+            "queue URL '\(redacted(url))': missing database name (postgres://user:pass@host:port/DATABASE)"
+        case let .malformed(url):
+            "queue URL '\(redacted(url))' is not a valid URL"
+        case let .unknownParameter(url, name):
+            "queue URL '\(redacted(url))': unknown parameter '\(name)' (known: schema, prefix, sslmode)"
+        case let .invalidIdentifier(url, name, value):
+            "queue URL '\(redacted(url))': \(name) '\(value)' must be lower-case letters, digits and underscores, not starting with a digit, at most 40 characters"
+        case let .invalidSSLMode(url, value):
+            "queue URL '\(redacted(url))': sslmode '\(value)' is not one of disable, prefer, require, verify-full"
+        }
+    }
+
+    /// Hides a password in `scheme://user:password@host`.
+    private func redacted(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else {
+            return url
+        }
+        let userInfo = url[schemeEnd.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
+    }
+}

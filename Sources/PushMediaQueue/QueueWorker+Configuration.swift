@@ -1,0 +1,53 @@
+import Foundation
+
+extension QueueWorker {
+    /// How a ``QueueWorker`` claims and runs jobs.
+    public struct Configuration: Sendable {
+        /// The lease owner name (unique per worker; defaults to host:pid:random).
+        public var owner: String
+        /// Concurrent slots.
+        public var concurrency: Int
+        /// Only claim jobs of this campaign (nil: any campaign).
+        public var campaign: String?
+        /// The lease taken on each claim.
+        public var leaseDuration: Duration
+        /// How often a running job's lease is extended (default lease / 3).
+        public var heartbeatInterval: Duration
+        /// How often expired leases are rescued.
+        public var rescueInterval: Duration
+        /// How long to wait for work before claiming again when the queue had none.
+        public var pollInterval: Duration
+        /// How long running jobs may finish after a graceful shutdown began.
+        public var shutdownGracePeriod: Duration
+        /// The backoff of transient failures.
+        public var retryPolicy: RetryPolicy
+        /// The `kind` metric dimension of a job whose outcome names none.
+        public var metricsKind: @Sendable (Job) -> String
+
+        /// Creates a configuration.
+        public init(
+            owner: String = Configuration.defaultOwner(), concurrency: Int = 2, campaign: String? = nil,
+            leaseDuration: Duration = .seconds(60), heartbeatInterval: Duration? = nil,
+            rescueInterval: Duration = .seconds(30), pollInterval: Duration = .seconds(1),
+            shutdownGracePeriod: Duration = .seconds(30), retryPolicy: RetryPolicy = .default,
+            metricsKind: @escaping @Sendable (Job) -> String = { _ in "job" }
+        ) {
+            self.owner = owner
+            self.concurrency = max(1, concurrency)
+            self.campaign = campaign
+            self.leaseDuration = leaseDuration
+            self.heartbeatInterval = heartbeatInterval ?? leaseDuration / 3
+            self.rescueInterval = rescueInterval
+            self.pollInterval = pollInterval
+            self.shutdownGracePeriod = shutdownGracePeriod
+            self.retryPolicy = retryPolicy
+            self.metricsKind = metricsKind
+        }
+
+        /// `host:pid:random`, unique per worker instance.
+        public static func defaultOwner() -> String {
+            let random = UUID().uuidString.prefix(8).lowercased()
+            return "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(random)"
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import PushMediaQueue
+import Testing
+
+@Suite("JobStateMachine")
+struct JobStateMachineTests {
+    let machine = JobStateMachine()
+    let t0 = Date(timeIntervalSince1970: 1_000_000)
+
+    func job(_ state: JobState = .queued, attempts: Int = 0, maxAttempts: Int = 3, owner: String? = nil, expiry: Date? = nil) -> Job {
+        Job(
+            id: 7, campaign: "c", source: "s", profile: "p", state: state, attempts: attempts, maxAttempts: maxAttempts,
+            runAt: t0, leaseOwner: owner, leaseExpiresAt: expiry, createdAt: t0, updatedAt: t0)
+    }
+
+    func running(attempts: Int = 1, maxAttempts: Int = 3) -> Job {
+        job(.running, attempts: attempts, maxAttempts: maxAttempts, owner: "w", expiry: t0.addingTimeInterval(30))
+    }
+
+    @Test("claim takes a lease and counts an attempt")
+    func claim() throws {
+        let next = try machine.apply(.claim(owner: "w", leaseExpiresAt: t0.addingTimeInterval(30)), to: job(), at: t0)
+        #expect(next.state == .running && next.attempts == 1 && next.leaseOwner == "w")
+        #expect(next.leaseExpiresAt == t0.addingTimeInterval(30))
+    }
+
+    @Test("succeed stores the result and finishes")
+    func succeed() throws {
+        let next = try machine.apply(.succeed(owner: "w", result: Data("r".utf8)), to: running(), at: t0)
+        #expect(next.state == .succeeded && next.result == Data("r".utf8) && next.finishedAt == t0)
+        #expect(next.leaseOwner == nil && next.leaseExpiresAt == nil)
+    }
+
+    @Test("a permanent failure finishes with the failed item and a note")
+    func failPermanently() throws {
+        let error = JobError(code: "bad", message: "no")
+        let next = try machine.apply(.failPermanently(owner: "w", error: error, result: Data("f".utf8)), to: running(), at: t0)
+        #expect(next.state == .failed && next.lastError == error && next.result == Data("f".utf8))
+        #expect(next.errorHistory.map(\.kind) == [.permanentError])
+    }
+
+    @Test("a transient failure retries at run-at, or is dead out of attempts")
+    func failTransiently() throws {
+        let error = JobError(code: "t", message: "later")
+        let retryAt = t0.addingTimeInterval(10)
+        let retrying = try machine.apply(.failTransiently(owner: "w", error: error, retryAt: retryAt), to: running(attempts: 2), at: t0)
+        #expect(retrying.state == .retrying && retrying.runAt == retryAt && retrying.finishedAt == nil)
+        let dead = try machine.apply(.failTransiently(owner: "w", error: error, retryAt: retryAt), to: running(attempts: 3), at: t0)
+        #expect(dead.state == .dead && dead.lastError == error && dead.finishedAt == t0)
+        #expect(dead.errorHistory.first?.attempt == 3)
+    }
+
+    @Test("rescue re-queues (attempt kept) or kills, only after expiry")
+    func rescue() throws {
+        let later = t0.addingTimeInterval(31)
+        let queued = try machine.apply(.rescue, to: running(attempts: 1), at: later)
+        #expect(queued.state == .queued && queued.attempts == 1 && queued.runAt == later && queued.leaseOwner == nil)
+        #expect(queued.errorHistory.first?.kind == .rescue)
+        let dead = try machine.apply(.rescue, to: running(attempts: 3), at: later)
+        #expect(dead.state == .dead && dead.lastError?.code == "lease_expired")
+        #expect(throws: JobStateMachineError.leaseNotExpired(jobID: 7)) {
+            try machine.apply(.rescue, to: running(), at: t0)
+        }
+    }
+
+    @Test("release gives the attempt back; retryDead resets attempts")
+    func releaseAndRetryDead() throws {
+        let released = try machine.apply(.release(owner: "w"), to: running(attempts: 2), at: t0)
+        #expect(released.state == .queued && released.attempts == 1)
+        let requeued = try machine.apply(.retryDead, to: job(.dead, attempts: 3), at: t0)
+        #expect(requeued.state == .queued && requeued.attempts == 0 && requeued.finishedAt == nil)
+    }
+
+    @Test("heartbeat extends only the owner's lease")
+    func heartbeat() throws {
+        let extended = try machine.apply(.heartbeat(owner: "w", leaseExpiresAt: t0.addingTimeInterval(99)), to: running(), at: t0)
+        #expect(extended.leaseExpiresAt == t0.addingTimeInterval(99) && extended.state == .running)
+        #expect(throws: JobStateMachineError.leaseNotHeld(jobID: 7, owner: "x", actualOwner: "w")) {
+            try machine.apply(.heartbeat(owner: "x", leaseExpiresAt: t0), to: running(), at: t0)
+        }
+    }
+
+    @Test("illegal transitions are refused", arguments: [
+        (JobState.running, JobTransition.claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
+        (.succeeded, .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
+        (.failed, .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
+        (.dead, .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
+        (.queued, .rescue),
+        (.retrying, .rescue),
+        (.queued, .retryDead),
+        (.running, .retryDead),
+        (.succeeded, .retryDead),
+    ])
+    func illegal(_ state: JobState, _ transition: JobTransition) {
+        #expect(throws: JobStateMachineError.self) {
+            try machine.apply(transition, to: job(state, owner: state == .running ? "w" : nil, expiry: t0), at: t0.addingTimeInterval(60))
+        }
+    }
+
+    @Test("lease-holder transitions on a job that is not running mean the lease is lost", arguments: [
+        JobState.queued, .retrying, .succeeded, .failed, .dead,
+    ])
+    func leaseLost(_ state: JobState) {
+        #expect(throws: JobStateMachineError.leaseNotHeld(jobID: 7, owner: "w", actualOwner: nil)) {
+            try machine.apply(.succeed(owner: "w", result: Data()), to: job(state), at: t0)
+        }
+    }
+
+    @Test("a retrying job is not claimable before its run-at")
+    func claimBeforeRunAt() {
+        var retrying = job(.retrying, attempts: 1)
+        retrying.runAt = t0.addingTimeInterval(10)
+        #expect(throws: JobStateMachineError.self) {
+            try machine.apply(.claim(owner: "w", leaseExpiresAt: t0), to: retrying, at: t0)
+        }
+    }
+}
