@@ -11,12 +11,22 @@ let package = Package(
         .library(name: "PushPayload", targets: ["PushPayload"]),
         .library(name: "PushAttachmentPlanner", targets: ["PushAttachmentPlanner"]),
         .library(name: "PushMediaPreview", targets: ["PushMediaPreview"]),
+        .library(name: "PushMediaQueue", targets: ["PushMediaQueue"]),
+        .library(name: "PushMediaFetch", targets: ["PushMediaFetch"]),
+        .library(name: "PushMediaWorker", targets: ["PushMediaWorker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
     ],
     targets: [
         // C libraries, seen from Swift only through PushMedia/Native.
@@ -61,6 +71,48 @@ let package = Package(
         // The preview page: every notification as iOS draws it, from a manifest.
         .target(name: "PushMediaPreview", dependencies: ["PushMediaModel"]),
 
+        // Durable media jobs: embedded SQLite (GRDB) or PostgreSQL, one contract for both.
+        .target(
+            name: "PushMediaQueue",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        // URL sources: streamed downloads with size, time and address (SSRF) limits.
+        .target(
+            name: "PushMediaFetch",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Media jobs on the queue: the job handler, campaigns (enqueue, drain, manifest), metrics.
+        .target(
+            name: "PushMediaWorker",
+            dependencies: [
+                "PushMedia",
+                "PushMediaModel",
+                "PushMediaQueue",
+                "PushMediaFetch",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+
         .executableTarget(
             name: "pushmedia",
             dependencies: [
@@ -68,6 +120,9 @@ let package = Package(
                 "PushMediaModel",
                 "PushPayload",
                 "PushMediaPreview",
+                "PushMediaQueue",
+                "PushMediaWorker",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -89,6 +144,30 @@ let package = Package(
         .testTarget(
             name: "PushAttachmentPlannerTests",
             dependencies: ["PushAttachmentPlanner"]
+        ),
+        .testTarget(
+            name: "PushMediaQueueTests",
+            dependencies: [
+                "PushMediaQueue",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "PushMediaFetchTests",
+            dependencies: [
+                "PushMediaFetch",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "PushMediaWorkerTests",
+            dependencies: ["PushMediaWorker", "PushMediaQueue", "PushMediaModel", "PushMedia"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One input file and what became of it.
 public struct Item: Codable, Sendable, Equatable {
     /// Path relative to the input folder, with `/` separators (or the URL, for URL sources).
@@ -126,6 +128,27 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let noMediaStream = ErrorCode("no_media_stream")
     /// A movie or audio file longer than the profile allows.
     public static let tooLong = ErrorCode("too_long")
+    /// A URL source could not be downloaded (DNS, connection, HTTP status, timeout, redirects).
+    public static let downloadFailed = ErrorCode("download_failed")
+    /// A source that is not allowed: a URL to a private, loopback or metadata address, or a path
+    /// outside the input root.
+    public static let sourceForbidden = ErrorCode("source_forbidden")
+    /// The item's queue job has not finished (queued, running or waiting to retry).
+    public static let notProcessed = ErrorCode("not_processed")
     /// A bug or an unexpected failure inside PushMedia.
     public static let internalError = ErrorCode("internal_error")
+}
+
+extension Item {
+    /// The item as compact JSON (keys sorted), as the queue stores results.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    /// Reads an item written by ``jsonData()``.
+    public static func decode(from data: Data) throws -> Item {
+        try JSONDecoder().decode(Item.self, from: data)
+    }
 }

@@ -15,7 +15,11 @@ struct PushMediaCommand: AsyncParsableCommand {
             vendor payloads.
             """,
         version: PushMediaVersion.string,
-        subcommands: [ProcessCommand.self, ProbeCommand.self, PayloadCommand.self, PreviewCommand.self, VersionCommand.self]
+        subcommands: [
+            ProcessCommand.self, EnqueueCommand.self, WorkerCommand.self, StatusCommand.self, ManifestCommand.self,
+            RetryCommand.self, ProbeCommand.self, PayloadCommand.self, PreviewCommand.self, HealthcheckCommand.self,
+            VersionCommand.self,
+        ]
     )
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import PushMedia
 import PushMediaModel
 import PushMediaPreview
+import PushMediaWorker
 
 /// `pushmedia process <input-dir> --out <dir>`.
 extension CropStrategy: ExpressibleByArgument {}
@@ -11,70 +12,62 @@ struct ProcessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "process",
         abstract: "Process every file of a folder and write the outputs and manifest.json.",
-        discussion: "Exit status: 0 when every item is ok, 1 when some failed (the manifest is still complete), 2 on usage errors."
+        discussion: """
+            The folder goes through an embedded queue in OUT/.pushmedia/queue.sqlite: interrupted             (Ctrl-C, kill -9) and run again, it resumes where it stopped without redoing finished files.             Exit status: 0 when every item is ok, 1 when some failed (the manifest is still complete),             2 on usage errors.
+            """
     )
 
     @Argument(help: "Folder of campaign media (searched recursively; hidden files are skipped).")
     var inputDirectory: String
 
-    @Option(name: .long, help: "Output folder for the files and manifest.json.")
-    var out: String
+    @Option(name: .long, help: "Output folder for the files and manifest.json (default: $PUSHMEDIA_OUT).")
+    var out: String?
 
-    @Option(name: .long, help: "Absolute https URL the output folder will be served from; gives each attachment a url.")
+    @Option(name: .long, help: "Absolute https URL the output folder will be served from; gives each attachment a url (default: $PUSHMEDIA_BASE_URL).")
     var baseURL: String?
 
-    @Option(name: .long, help: "Profile file (JSON or YAML) overriding the built-in defaults.")
+    @Option(name: .long, help: "Profile file (JSON or YAML) overriding the built-in defaults (default: $PUSHMEDIA_PROFILE).")
     var profile: String?
 
     @Option(name: .long, help: "How the subject is found: attention, centre or entropy (overrides the profile).")
     var crop: CropStrategy?
 
-    @Option(name: .long, help: "Files processed at once (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .long, help: "Files processed at once (default: $PUSHMEDIA_CONCURRENCY, else the number of cores).")
+    var jobs: Int?
 
     @Flag(name: .long, help: "Print the summary as JSON on standard output.")
     var json = false
 
     @OptionGroup var global: GlobalOptions
 
-    func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
-        if let baseURL {
-            guard let url = URL(string: baseURL), url.scheme == "https", url.host?.isEmpty == false else {
-                throw ValidationError("--base-url must be an absolute https URL, got \"\(baseURL)\"")
-            }
-        }
-    }
-
     func run() async throws {
         let logger = global.bootstrapLogging()
-        var profile: Profile
-        do {
-            profile = try self.profile.map(ProfileLoader.load(path:)) ?? .default
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let out = try Setting.required(self.out, Setting.out, flagName: "--out")
+        let jobs = try Setting.int(jobs, Setting.concurrency, flagName: "--jobs", default: ProcessInfo.processInfo.activeProcessorCount)
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        let baseURL = try Setting.baseURL(baseURL)
+        var profile = try Setting.profile(self.profile)
         if let crop { profile.crop = crop }
         let inputURL = URL(fileURLWithPath: inputDirectory)
         let outURL = URL(fileURLWithPath: out)
-        let inputs: [InputFile]
+        let total: Int
         do {
-            inputs = try InputScanner.files(in: inputURL, excluding: [outURL])
+            total = try InputScanner.files(in: inputURL, excluding: [outURL]).count
         } catch {
             throw ValidationError("\(error)")
         }
 
-        let processor = BatchProcessor(
-            profile: profile, options: ProcessingOptions(outputDirectory: outURL, baseURL: baseURL), jobs: jobs,
-            logger: logger)
-        let reporter = ProgressReporter(total: inputs.count, interactive: isatty(STDERR_FILENO) == 1, jsonMode: json)
+        let batch = QueuedBatch(
+            inputDirectory: inputURL, outputDirectory: outURL, profile: profile, concurrency: jobs, baseURL: baseURL, logger: logger)
+        let reporter = ProgressReporter(total: total, interactive: isatty(STDERR_FILENO) == 1, jsonMode: json)
         let manifest: Manifest
         do {
-            manifest = try await processor.run(inputs: inputs) { item, done, total in
+            manifest = try await batch.run { item, done, total in
                 reporter.report(item, done: done, total: total)
             }
         } catch {
-            printError("error: cannot write outputs to \(out): \(error)")
+            reporter.finish()
+            printError("error: cannot process into \(out): \(error)")
             throw ExitCode(1)
         }
         reporter.finish()

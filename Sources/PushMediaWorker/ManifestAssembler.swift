@@ -1,0 +1,44 @@
+import Foundation
+import PushMedia
+import PushMediaModel
+import PushMediaQueue
+
+/// Builds a campaign's manifest from its jobs' results: one item per job, sorted by source. A
+/// dead job becomes a failed item with its last error; a job still queued, running or waiting to
+/// retry becomes a failed item `not_processed`, so the manifest always lists every input.
+/// Attachment URLs come from `baseURL` here, not from the worker.
+public enum ManifestAssembler {
+    public static func items(from jobs: [Job], baseURL: String?) -> [Item] {
+        jobs.map { job in
+            var item = job.result.flatMap { try? Item.decode(from: $0) } ?? placeholder(for: job)
+            item.source = job.source
+            for index in item.attachments.indices {
+                item.attachments[index].url = baseURL.map { OutputStore.url(base: $0, file: item.attachments[index].file) }
+            }
+            return item
+        }
+    }
+
+    /// The item of a job without a result.
+    static func placeholder(for job: Job) -> Item {
+        switch job.state {
+        case .dead:
+            let code = job.lastError.map { ErrorCode($0.code) } ?? .internalError
+            let message = job.lastError?.message ?? "the job ran out of attempts"
+            return .failed(source: job.source, error: ItemError(code, "\(message) (gave up after \(job.attempts) attempts)"))
+        case .succeeded, .failed:
+            return .failed(source: job.source, error: ItemError(.internalError, "the job finished without a readable result"))
+        default:
+            let detail = job.lastError.map { "; last error: \($0.code): \($0.message)" } ?? ""
+            return .failed(
+                source: job.source,
+                error: ItemError(.notProcessed, "the job is \(job.state.rawValue) (attempt \(job.attempts) of \(job.maxAttempts))\(detail)"))
+        }
+    }
+
+    /// The manifest of `jobs` (their profile: the first job's, else the default).
+    public static func manifest(from jobs: [Job], baseURL: String?) -> Manifest {
+        let profile = jobs.first.flatMap { try? ProfileKey.decode($0.profile) } ?? .default
+        return Manifest(profile: profile, items: items(from: jobs, baseURL: baseURL))
+    }
+}

@@ -1,0 +1,117 @@
+import Crypto
+import Foundation
+import Logging
+import Metrics
+import PushMedia
+import PushMediaFetch
+import PushMediaModel
+import PushMediaQueue
+
+/// Turns one queue job into one manifest item: resolves the source (a file under the input root,
+/// or a URL downloaded with ``SourceFetcher``), reuses the result of identical bytes under the
+/// same profile from the queue's results cache, or runs the pipeline. Items are stored without
+/// URLs: the manifest adds them from the base URL when it is assembled.
+///
+/// Outcomes: an ok item succeeds; an item failed by its input (corrupt, unsupported, over budget,
+/// too large…) fails the job at once; a failure a retry may fix (``MediaJobError/transientCodes``)
+/// is thrown so the queue retries it with backoff.
+public struct MediaJobHandler: Sendable {
+    /// Folder that relative sources are resolved against.
+    public var root: URL?
+    public var outputDirectory: URL
+    public var queue: any JobQueue
+    public var fetcher: SourceFetcher?
+    /// Called after each job with its item (progress reporting).
+    public var onItem: (@Sendable (Item) -> Void)?
+    var logger: Logger
+
+    public init(
+        root: URL?, outputDirectory: URL, queue: any JobQueue, fetcher: SourceFetcher?,
+        logger: Logger = Logger(label: "pushmedia.worker"), onItem: (@Sendable (Item) -> Void)? = nil
+    ) {
+        self.root = root.map { $0.standardizedFileURL }
+        self.outputDirectory = outputDirectory
+        self.queue = queue
+        self.fetcher = fetcher
+        self.logger = logger
+        self.onItem = onItem
+    }
+
+    public func handle(_ job: Job) async throws -> JobOutcome {
+        let item = try await item(for: job)
+        onItem?(item)
+        Counter(label: "pushmedia_bytes_in_total").increment(by: item.sourceBytes ?? 0)
+        Counter(label: "pushmedia_bytes_out_total").increment(by: item.attachments.reduce(0) { $0 + $1.bytes })
+        if item.error?.code == .overBudget {
+            Counter(label: "pushmedia_budget_failures_total", dimensions: [("kind", item.kind.rawValue)]).increment()
+        }
+        let data = try item.jsonData()
+        if item.status == .ok { return .succeeded(result: data, kind: item.kind.rawValue) }
+        let error = item.error ?? ItemError(.internalError, "failed without an error")
+        if MediaJobError.transientCodes.contains(error.code) {
+            throw MediaJobError(code: error.code, message: error.message, isPermanent: false)
+        }
+        return .failed(result: data, error: JobError(code: error.code.rawValue, message: error.message), kind: item.kind.rawValue)
+    }
+
+    /// The item for a job (never throws for bad input: that becomes a failed item).
+    func item(for job: Job) async throws -> Item {
+        let profile: Profile
+        do {
+            profile = try ProfileKey.decode(job.profile)
+        } catch {
+            return .failed(source: job.source, error: ItemError(.internalError, "the job's profile cannot be read: \(error)"))
+        }
+        if SourceLocation.isURL(job.source) {
+            guard let fetcher else {
+                return .failed(source: job.source, error: ItemError(.sourceForbidden, "this worker does not download URL sources"))
+            }
+            let fetched: FetchedSource
+            do {
+                fetched = try await fetcher.fetch(job.source)
+            } catch let error as SourceFetchError {
+                if !error.isPermanent { throw MediaJobError(code: ErrorCode(error.code), message: error.message, isPermanent: false) }
+                return .failed(source: job.source, error: ItemError(ErrorCode(error.code), error.message))
+            }
+            defer { try? fetched.removeFile() }
+            return try await process(path: fetched.fileURL.path, job: job, profile: profile)
+        }
+        switch SourceLocation.resolve(job.source, root: root) {
+        case .failure(let error):
+            return .failed(source: job.source, error: error)
+        case .success(let path):
+            return try await process(path: path, job: job, profile: profile)
+        }
+    }
+
+    private func process(path: String, job: Job, profile: Profile) async throws -> Item {
+        // Identical bytes under the same profile were processed before: reuse their item when
+        // its files are still in the output folder.
+        let hash = try? Self.sha256(of: path)
+        if let hash, let cached = try await queue.cachedResult(contentSHA256: hash, profile: job.profile),
+            var item = try? Item.decode(from: cached),
+            item.attachments.allSatisfy({ FileManager.default.fileExists(atPath: outputDirectory.appendingPathComponent($0.file).path) })
+        {
+            item.source = job.source
+            logger.debug("reused a cached result", metadata: ["job_id": "\(job.id)", "sha256": "\(hash)"])
+            return item
+        }
+        let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: outputDirectory), logger: logger)
+        let input = InputFile(path: path, source: job.source)
+        let item = await BlockingWork.run { processor.process(input) }
+        if let hash, item.status == .ok || !MediaJobError.transientCodes.contains(item.error?.code ?? .internalError) {
+            try? await queue.storeCachedResult(try item.jsonData(), contentSHA256: hash, profile: job.profile)
+        }
+        return item
+    }
+
+    static func sha256(of path: String) throws -> String {
+        var hasher = SHA256()
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(data: chunk)
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Logging
+import PushMedia
+import PushMediaModel
+import PushMediaQueue
+
+/// `pushmedia process`: a folder through the embedded queue in `OUT/.pushmedia/queue.sqlite`.
+/// Every file is enqueued (idempotent), workers in this process run until the campaign is
+/// drained, and the manifest is assembled from the results. Interrupted (Ctrl-C, kill -9) and run
+/// again, it resumes: finished files are not redone, leases of the killed run are given back,
+/// and a file changed since its job finished is processed again.
+public struct QueuedBatch: Sendable {
+    public var inputDirectory: URL
+    public var outputDirectory: URL
+    public var profile: Profile
+    public var concurrency: Int
+    public var baseURL: String?
+    var logger: Logger
+
+    public init(
+        inputDirectory: URL, outputDirectory: URL, profile: Profile, concurrency: Int, baseURL: String?,
+        logger: Logger = Logger(label: "pushmedia")
+    ) {
+        self.inputDirectory = inputDirectory.standardizedFileURL.resolvingSymlinksInPath()
+        self.outputDirectory = outputDirectory.standardizedFileURL
+        self.profile = profile
+        self.concurrency = max(1, concurrency)
+        self.baseURL = baseURL
+        self.logger = logger
+    }
+
+    /// The queue's folder inside the output folder.
+    public static let stateFolder = ".pushmedia"
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Processes the folder and returns the manifest (also written to the output folder).
+    /// `progress` is called once per file, also for files finished by an earlier run.
+    public func run(progress: @escaping @Sendable (Item, _ done: Int, _ total: Int) -> Void = { _, _, _ in }) async throws
+        -> Manifest
+    {
+        let state = outputDirectory.appendingPathComponent(Self.stateFolder)
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let lock = try RunLock(path: state.appendingPathComponent("lock").path)
+        defer { lock.release() }
+
+        let inputs = try InputScanner.files(in: inputDirectory, excluding: [outputDirectory])
+        let campaign = "process:" + inputDirectory.path
+        let profileKey = try ProfileKey.encode(profile)
+        let queue = try SQLiteJobQueue(path: state.appendingPathComponent("queue.sqlite").path)
+        do {
+            let manifest = try await run(inputs: inputs, campaign: campaign, profileKey: profileKey, queue: queue, progress: progress)
+            await queue.close()
+            return manifest
+        } catch {
+            await queue.close()
+            throw error
+        }
+    }
+
+    private func run(
+        inputs: [InputFile], campaign: String, profileKey: String, queue: SQLiteJobQueue,
+        progress: @escaping @Sendable (Item, Int, Int) -> Void
+    ) async throws -> Manifest {
+        // Only this process uses the queue (the lock says so): what a killed run was doing goes back.
+        let earlier = try await queue.jobs(campaign: campaign)
+        for job in earlier where job.state == .running {
+            if let owner = job.leaseOwner { try await queue.release(jobID: job.id, owner: owner) }
+        }
+        // A file replaced since its job finished is processed again.
+        let stale = earlier.filter { job in
+            guard job.state.isTerminal, job.profile == profileKey, let finished = job.finishedAt else { return false }
+            let path = inputDirectory.appendingPathComponent(job.source).path
+            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date else {
+                return false
+            }
+            return modified > finished
+        }
+        if !stale.isEmpty { try await queue.requeue(jobIDs: stale.map(\.id), reason: "the source changed after the job finished") }
+
+        let sources = Set(inputs.map(\.source))
+        let jobs = try await queue.enqueue(
+            inputs.map { NewJob(campaign: campaign, source: $0.source, profile: profileKey, maxAttempts: 3) })
+        let total = jobs.count
+        let counter = Counter()
+        let staleIDs = Set(stale.map(\.id))
+        for job in jobs where job.state.isTerminal && !staleIDs.contains(job.id) {
+            let done = counter.next()
+            progress(ManifestAssembler.items(from: [job], baseURL: baseURL)[0], done, total)
+        }
+        let handler = MediaJobHandler(
+            root: inputDirectory, outputDirectory: outputDirectory, queue: queue, fetcher: nil, logger: logger
+        ) { item in
+            var shown = item
+            shown.attachments = shown.attachments.map { var a = $0; a.url = nil; return a }
+            progress(shown, counter.next(), total)
+        }
+        let worker = QueueWorker(
+            queue: queue,
+            configuration: QueueWorker.Configuration(
+                concurrency: concurrency, campaign: campaign, leaseDuration: .seconds(120), pollInterval: .milliseconds(100),
+                retryPolicy: RetryPolicy(base: .milliseconds(200), factor: 2, cap: .seconds(5))),
+            logger: logger, handler: { try await handler.handle($0) })
+        try await worker.runUntilDrained(campaign: campaign)
+
+        let finished = try await queue.jobs(campaign: campaign).filter { sources.contains($0.source) && $0.profile == profileKey }
+        let manifest = ManifestAssembler.manifest(from: finished, baseURL: baseURL)
+        try OutputStore.writeAtomically(manifest.jsonData(), to: outputDirectory.appendingPathComponent(BatchProcessor.manifestName))
+        return manifest
+    }
+
+    /// Counts finished items from any task.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func next() -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            value += 1
+            return value
+        }
+    }
+}
+
+/// An exclusive lock on a file (`flock`), held while one `process` run uses an output folder.
+final class RunLock {
+    private var descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw QueuedBatch.Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            descriptor = -1
+            throw QueuedBatch.Failure(description: "another pushmedia process is using \(path) (its output folder is busy)")
+        }
+    }
+
+    func release() {
+        guard descriptor >= 0 else { return }
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
+}

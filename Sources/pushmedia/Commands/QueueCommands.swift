@@ -1,0 +1,266 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PushMedia
+import PushMediaModel
+import PushMediaQueue
+import PushMediaWorker
+
+/// Opens the queue a command names: a bad URL is a usage error (exit 2), a queue that cannot be
+/// reached a runtime error (exit 1).
+func openQueue(_ option: QueueOption, logger: Logger) async throws -> any JobQueue {
+    let url = try option.url()
+    let parsed: QueueURL
+    do {
+        parsed = try QueueURL(parsing: url)
+    } catch {
+        throw ValidationError("\(error)")
+    }
+    do {
+        return try await JobQueueFactory.open(parsed, logger: logger)
+    } catch {
+        printError("error: cannot open the queue: \(error)")
+        throw ExitCode(1)
+    }
+}
+
+/// `pushmedia enqueue`: puts media jobs on the queue (idempotent).
+struct EnqueueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enqueue",
+        abstract: "Put files, folders (recursively) and http(s) URLs on the queue as jobs of a campaign.",
+        discussion: "Enqueueing the same campaign + source + profile again returns the existing job, so re-running is safe."
+    )
+
+    @OptionGroup var queue: QueueOption
+
+    @Option(name: .long, help: "Campaign the jobs belong to.")
+    var campaign: String
+
+    @Option(name: .long, help: "Input root: paths are stored relative to it and must be under it (default: $PUSHMEDIA_ROOT, else the current folder).")
+    var root: String?
+
+    @Option(name: .long, help: "Profile file (JSON or YAML) the jobs are processed with (default: $PUSHMEDIA_PROFILE, else built-in).")
+    var profile: String?
+
+    @Option(name: .long, help: "Attempts before a job is dead (default 5).")
+    var maxAttempts: Int?
+
+    @Flag(name: .long, help: "Print the jobs as JSON.")
+    var json = false
+
+    @Argument(help: "Files, folders or http(s) URLs.")
+    var sources: [String]
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard !campaign.isEmpty else { throw ValidationError("--campaign must not be empty") }
+        if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
+        guard !sources.isEmpty else { throw ValidationError("give at least one file, folder or URL") }
+    }
+
+    func run() async throws {
+        let logger = global.bootstrapLogging()
+        let profileKey = try ProfileKey.encode(try Setting.profile(profile))
+        let rootURL = URL(fileURLWithPath: Setting.value(root, Setting.root) ?? FileManager.default.currentDirectoryPath)
+        var jobs: [NewJob]
+        do {
+            jobs = try CampaignSources.jobs(for: sources, root: rootURL, campaign: campaign, profile: profileKey)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if let maxAttempts { jobs = jobs.map { var j = $0; j.maxAttempts = maxAttempts; return j } }
+        let queue = try await openQueue(self.queue, logger: logger)
+        let enqueued: [Job]
+        do {
+            enqueued = try await queue.enqueue(jobs)
+        } catch {
+            await queue.close()
+            printError("error: cannot enqueue: \(error)")
+            throw ExitCode(1)
+        }
+        await queue.close()
+        if json {
+            let rows = enqueued.map { JobRow($0) }
+            print(String(decoding: try jsonEncoder().encode(rows), as: UTF8.self))
+        } else {
+            let fresh = enqueued.filter { $0.state == .queued && $0.attempts == 0 }.count
+            print("campaign \(campaign): \(enqueued.count) jobs (\(fresh) waiting to run, \(enqueued.count - fresh) already known)")
+        }
+    }
+}
+
+/// `pushmedia status`: counts by state and dead jobs.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show job counts by state per campaign, and dead jobs with their errors.")
+
+    @OptionGroup var queue: QueueOption
+
+    @Option(name: .long, help: "Only this campaign.")
+    var campaign: String?
+
+    @Flag(name: .long, help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let logger = global.bootstrapLogging()
+        let queue = try await openQueue(self.queue, logger: logger)
+        let campaigns: [CampaignJobCounts]
+        let dead: [Job]
+        do {
+            if let campaign {
+                campaigns = [CampaignJobCounts(campaign: campaign, counts: try await queue.counts(campaign: campaign))]
+            } else {
+                campaigns = try await queue.countsByCampaign()
+            }
+            dead = try await queue.deadJobs(campaign: campaign)
+        } catch {
+            await queue.close()
+            printError("error: cannot read the queue: \(error)")
+            throw ExitCode(1)
+        }
+        await queue.close()
+        if json {
+            let report = StatusReport(
+                campaigns: campaigns.map { StatusReport.Campaign(campaign: $0.campaign, counts: $0.counts) },
+                dead: dead.map(JobRow.init))
+            print(String(decoding: try jsonEncoder().encode(report), as: UTF8.self))
+            return
+        }
+        if campaigns.isEmpty { print("no jobs") }
+        for entry in campaigns {
+            let c = entry.counts
+            print(
+                "\(entry.campaign): \(c.total) jobs: \(c[.queued]) queued, \(c[.running]) running, \(c[.retrying]) retrying, "
+                    + "\(c[.succeeded]) succeeded, \(c[.failed]) failed, \(c[.dead]) dead")
+        }
+        for job in dead {
+            print("  dead \(job.campaign) \(job.source): \(job.lastError?.description ?? "no error recorded") (\(job.attempts) attempts)")
+        }
+    }
+
+    struct StatusReport: Encodable {
+        struct Campaign: Encodable {
+            var campaign: String
+            var counts: [String: Int]
+            var total: Int
+
+            init(campaign: String, counts: JobCounts) {
+                self.campaign = campaign
+                self.counts = Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0.rawValue, counts[$0]) })
+                total = counts.total
+            }
+        }
+        var campaigns: [Campaign]
+        var dead: [JobRow]
+    }
+}
+
+/// `pushmedia manifest`: the campaign's manifest from the job results.
+struct ManifestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "manifest",
+        abstract: "Assemble a campaign's manifest.json from its job results.",
+        discussion: "Exit status: 0 when every item is ok, 1 when some failed or are not processed yet (listed as not_processed), 2 on usage errors."
+    )
+
+    @OptionGroup var queue: QueueOption
+
+    @Option(name: .long, help: "Campaign.")
+    var campaign: String
+
+    @Option(name: .long, help: "Manifest file to write.")
+    var out: String
+
+    @Option(name: .long, help: "Absolute https URL the outputs are served from (default: $PUSHMEDIA_BASE_URL).")
+    var baseURL: String?
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let logger = global.bootstrapLogging()
+        let baseURL = try Setting.baseURL(baseURL)
+        let queue = try await openQueue(self.queue, logger: logger)
+        let jobs: [Job]
+        do {
+            jobs = try await queue.jobs(campaign: campaign)
+        } catch {
+            await queue.close()
+            printError("error: cannot read the queue: \(error)")
+            throw ExitCode(1)
+        }
+        await queue.close()
+        guard !jobs.isEmpty else {
+            printError("error: campaign \(campaign) has no jobs")
+            throw ExitCode(1)
+        }
+        let manifest = ManifestAssembler.manifest(from: jobs, baseURL: baseURL)
+        do {
+            try OutputStore.writeAtomically(manifest.jsonData(), to: URL(fileURLWithPath: out))
+        } catch {
+            printError("error: cannot write \(out): \(error)")
+            throw ExitCode(1)
+        }
+        let s = manifest.summary
+        print("\(s.total) items: \(s.ok) ok, \(s.failed) failed; manifest: \(out)")
+        if s.failed > 0 { throw ExitCode(1) }
+    }
+}
+
+/// `pushmedia retry`: dead jobs back to queued.
+struct RetryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "retry", abstract: "Re-queue a campaign's dead jobs (attempts reset).")
+
+    @OptionGroup var queue: QueueOption
+
+    @Option(name: .long, help: "Campaign.")
+    var campaign: String
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let logger = global.bootstrapLogging()
+        let queue = try await openQueue(self.queue, logger: logger)
+        let count: Int
+        do {
+            count = try await queue.retryDead(campaign: campaign)
+        } catch {
+            await queue.close()
+            printError("error: cannot re-queue: \(error)")
+            throw ExitCode(1)
+        }
+        await queue.close()
+        print("campaign \(campaign): \(count) dead jobs re-queued")
+    }
+}
+
+/// A job as commands print it.
+struct JobRow: Encodable {
+    var id: JobID
+    var campaign: String
+    var source: String
+    var state: String
+    var attempts: Int
+    var maxAttempts: Int
+    var lastError: JobError?
+
+    init(_ job: Job) {
+        id = job.id
+        campaign = job.campaign
+        source = job.source
+        state = job.state.rawValue
+        attempts = job.attempts
+        maxAttempts = job.maxAttempts
+        lastError = job.lastError
+    }
+}
+
+func jsonEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return encoder
+}

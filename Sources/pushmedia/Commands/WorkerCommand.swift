@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Metrics
+import PushMedia
+import PushMediaFetch
+import PushMediaModel
+import PushMediaQueue
+import PushMediaWorker
+import Prometheus
+import ServiceLifecycle
+
+/// `pushmedia worker`: claims and processes jobs until SIGTERM/SIGINT.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Claim media jobs from the queue and process them until stopped (SIGTERM/SIGINT).",
+        discussion: """
+            On SIGTERM or SIGINT the worker stops claiming, lets running jobs finish within the grace \
+            period, and gives the rest back to the queue for another worker. Outputs go to --out, which \
+            several workers (on several machines) may share as a mounted volume.
+            """
+    )
+
+    @OptionGroup var queue: QueueOption
+
+    @Option(name: .long, help: "Output folder shared by the workers (default: $PUSHMEDIA_OUT).")
+    var out: String?
+
+    @Option(name: .long, help: "Input root that relative sources are read from (default: $PUSHMEDIA_ROOT, else the current folder).")
+    var root: String?
+
+    @Option(name: .long, help: "Jobs processed at once (default: $PUSHMEDIA_CONCURRENCY, else the number of cores).")
+    var concurrency: Int?
+
+    @Option(name: .long, help: "Serve Prometheus metrics on this port at /metrics (default: $PUSHMEDIA_METRICS_PORT; none when unset).")
+    var metricsPort: Int?
+
+    @Option(name: .long, help: "Only claim jobs of this campaign.")
+    var campaign: String?
+
+    @Option(name: .long, help: "Seconds running jobs may take to finish after SIGTERM before they are given back.")
+    var gracePeriod: Int = 30
+
+    @Option(name: .long, help: "Seconds a claim's lease lasts (a running job's heartbeat extends it).")
+    var leaseSeconds: Int = 60
+
+    @Flag(name: .long, help: "Download URL sources from private, loopback and link-local addresses too (internal CDNs).")
+    var allowPrivateSources = false
+
+    @Flag(name: .long, help: "Exit once no job (of --campaign, if given) is queued, running or retrying.")
+    var drain = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let logger = global.bootstrapLogging()
+        let out = URL(fileURLWithPath: try Setting.required(out, Setting.out, flagName: "--out"))
+        let root = URL(fileURLWithPath: Setting.value(root, Setting.root) ?? FileManager.default.currentDirectoryPath)
+        let concurrency = try Setting.int(
+            concurrency, Setting.concurrency, flagName: "--concurrency", default: ProcessInfo.processInfo.activeProcessorCount)
+        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        let metricsPort: Int? = try metricsPort ?? Setting.environment(Setting.metricsPort).map { text in
+            guard let port = Int(text) else { throw ValidationError("\(Setting.metricsPort) must be a port number, got \"\(text)\"") }
+            return port
+        }
+        if let metricsPort, !(1...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 1…65535") }
+        guard gracePeriod >= 0, leaseSeconds >= 5 else { throw ValidationError("--grace-period ≥ 0 and --lease-seconds ≥ 5") }
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+
+        let queue = try await openQueue(self.queue, logger: logger)
+        var fetchConfiguration = SourceFetcherConfiguration(version: PushMediaVersion.string)
+        fetchConfiguration.allowPrivateSources = allowPrivateSources
+        let fetcher = SourceFetcher(configuration: fetchConfiguration, logger: logger)
+        let handler = MediaJobHandler(root: root, outputDirectory: out, queue: queue, fetcher: fetcher, logger: logger)
+        let worker = QueueWorker(
+            queue: queue,
+            configuration: QueueWorker.Configuration(
+                concurrency: concurrency, campaign: campaign, leaseDuration: .seconds(leaseSeconds),
+                shutdownGracePeriod: .seconds(gracePeriod)),
+            logger: logger, handler: { try await handler.handle($0) })
+
+        logger.notice(
+            "worker started",
+            metadata: ["owner": "\(worker.configuration.owner)", "concurrency": "\(concurrency)", "out": "\(out.path)"])
+        do {
+            if drain {
+                try await worker.runUntilDrained(campaign: campaign)
+            } else {
+                var services: [any Service] = [worker, QueueGauges(queue: queue, logger: logger)]
+                if let metricsPort { services.append(MetricsServer(port: metricsPort, registry: registry, logger: logger)) }
+                let group = ServiceGroup(
+                    configuration: ServiceGroupConfiguration(
+                        services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                try await group.run()
+            }
+        } catch {
+            try? await fetcher.shutdown()
+            await queue.close()
+            printError("error: worker stopped: \(error)")
+            throw ExitCode(1)
+        }
+        try? await fetcher.shutdown()
+        await queue.close()
+        logger.notice("worker stopped", metadata: ["owner": "\(worker.configuration.owner)"])
+    }
+}
+
+/// `pushmedia healthcheck`: exit 0 when the local worker's metrics endpoint answers.
+struct HealthcheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "healthcheck",
+        abstract: "Exit 0 when a worker's metrics endpoint on this machine answers (for container HEALTHCHECKs).")
+
+    @Option(name: .long, help: "Metrics port (default: $PUSHMEDIA_METRICS_PORT, else 9464).")
+    var port: Int?
+
+    func run() throws {
+        let port = try Setting.int(port, Setting.metricsPort, flagName: "--port", default: 9464)
+        switch HealthProbe.get(port: port, path: "/healthz") {
+        case .success(let status) where status == 200:
+            print("ok")
+        case .success(let status):
+            printError("unhealthy: HTTP \(status) from 127.0.0.1:\(port)/healthz")
+            throw ExitCode(1)
+        case .failure(let reason):
+            printError("unhealthy: \(reason)")
+            throw ExitCode(1)
+        }
+    }
+}

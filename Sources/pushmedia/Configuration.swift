@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import PushMedia
+import PushMediaModel
+
+/// Settings that come from a flag or, when the flag is absent, from an environment variable
+/// (documented in docs/configuration.md). A flag always wins.
+enum Setting {
+    static let queue = "PUSHMEDIA_QUEUE"
+    static let out = "PUSHMEDIA_OUT"
+    static let baseURL = "PUSHMEDIA_BASE_URL"
+    static let profile = "PUSHMEDIA_PROFILE"
+    static let concurrency = "PUSHMEDIA_CONCURRENCY"
+    static let metricsPort = "PUSHMEDIA_METRICS_PORT"
+    static let root = "PUSHMEDIA_ROOT"
+
+    static func environment(_ name: String) -> String? {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The flag's value, else the variable's, else nil.
+    static func value(_ flag: String?, _ variable: String) -> String? {
+        flag ?? environment(variable)
+    }
+
+    /// Like ``value(_:_:)`` but required: a usage error names both ways to give it.
+    static func required(_ flag: String?, _ variable: String, flagName: String) throws -> String {
+        guard let value = value(flag, variable) else {
+            throw ValidationError("give \(flagName) or set \(variable)")
+        }
+        return value
+    }
+
+    static func int(_ flag: Int?, _ variable: String, flagName: String, default fallback: Int) throws -> Int {
+        if let flag { return flag }
+        guard let text = environment(variable) else { return fallback }
+        guard let value = Int(text) else { throw ValidationError("\(variable) must be a number for \(flagName), got \"\(text)\"") }
+        return value
+    }
+
+    /// Checks an https base URL.
+    static func baseURL(_ flag: String?) throws -> String? {
+        guard let baseURL = value(flag, Self.baseURL) else { return nil }
+        guard let url = URL(string: baseURL), url.scheme == "https", url.host?.isEmpty == false else {
+            throw ValidationError("--base-url (or \(Self.baseURL)) must be an absolute https URL, got \"\(baseURL)\"")
+        }
+        return baseURL
+    }
+
+    /// The profile from `--profile` or PUSHMEDIA_PROFILE, else the defaults.
+    static func profile(_ flag: String?) throws -> Profile {
+        guard let path = value(flag, Self.profile) else { return .default }
+        do {
+            return try ProfileLoader.load(path: path)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}
+
+/// `--queue URL` (or PUSHMEDIA_QUEUE): `sqlite:PATH` or `postgres://user:pass@host:port/db`.
+struct QueueOption: ParsableArguments {
+    @Option(name: .long, help: "Queue URL: sqlite:PATH or postgres://user:pass@host:port/db (default: $PUSHMEDIA_QUEUE).")
+    var queue: String?
+
+    func url() throws -> String {
+        try Setting.required(queue, Setting.queue, flagName: "--queue")
+    }
+}

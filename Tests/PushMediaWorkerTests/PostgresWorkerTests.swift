@@ -1,0 +1,194 @@
+import Foundation
+import PushMediaModel
+import PushMediaQueue
+import Testing
+
+/// Workers as separate processes on a real PostgreSQL queue. The URL comes from
+/// PUSHMEDIA_TEST_POSTGRES_URL (scripts/test starts a server); in CI a missing database fails.
+@Suite("Workers on PostgreSQL", .enabled(if: Support.postgresConfigured, "PUSHMEDIA_TEST_POSTGRES_URL is not set (run scripts/test)"))
+struct PostgresWorkerTests {
+    func jobs(_ url: String, campaign: String) async throws -> [Job] {
+        let queue = try await JobQueueFactory.open(url: url)
+        let jobs = try await queue.jobs(campaign: campaign)
+        await queue.close()
+        return jobs
+    }
+
+    /// Lines of a worker's log that record a finished job.
+    func outcomes(_ log: String) -> [Substring] {
+        log.split(separator: "\n").filter { $0.contains("job_id=") && $0.contains("job succeeded") }
+    }
+
+    @Test("two worker processes on one queue share a batch: every job done once, by one of them")
+    func twoWorkers() async throws {
+        let url = try #require(try Support.postgresURL())
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(20, in: folder)
+        let out = folder.appendingPathComponent("out")
+        let enqueued = try await Support.run(
+            Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "shared", "--root", input.path, input.path], in: folder)
+        #expect(enqueued.status == 0, "\(enqueued.error)")
+        #expect(enqueued.output.contains("20 jobs"))
+
+        let arguments = ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--drain", "--log-level", "info"]
+        let a = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "a")
+        let b = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "b")
+        let statusA = await a.exitStatus(within: 300)
+        let statusB = await b.exitStatus(within: 300)
+        #expect(statusA == 0 && statusB == 0, "\(a.error)\n\(b.error)")
+
+        let done = try await jobs(url, campaign: "shared")
+        #expect(done.count == 20 && done.allSatisfy { $0.state == .succeeded && $0.attempts == 1 }, "\(done.map { "\($0.source) \($0.state) \($0.attempts)" })")
+        let (byA, byB) = (outcomes(a.error).count, outcomes(b.error).count)
+        #expect(byA + byB == 20, "a did \(byA), b did \(byB)")
+        #expect(byA > 0 && byB > 0, "one worker did everything: a \(byA), b \(byB)")
+
+        let manifestFile = folder.appendingPathComponent("manifest.json")
+        let assembled = try await Support.run(
+            Support.pushmedia,
+            ["manifest", "--queue", url, "--campaign", "shared", "--out", manifestFile.path, "--base-url", "https://cdn.example.com/s"],
+            in: folder)
+        #expect(assembled.status == 0, "\(assembled.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: manifestFile))
+        #expect(manifest.items.count == 20 && Set(manifest.items.map(\.source)).count == 20)
+        for attachment in manifest.items.flatMap(\.attachments) {
+            #expect(attachment.url == "https://cdn.example.com/s/\(attachment.file)")
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(attachment.file).path))
+        }
+    }
+
+    @Test("a worker killed with SIGKILL mid-batch: its jobs are rescued and a new worker finishes all, none twice")
+    func killedWorker() async throws {
+        let url = try #require(try Support.postgresURL())
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(10, in: folder)
+        let out = folder.appendingPathComponent("out")
+        #expect(try await Support.run(
+            Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "kill", "--root", input.path, input.path], in: folder).status == 0)
+        let base = ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--log-level", "info"]
+        let first = try BackgroundProcess(Support.pushmedia, base + ["--lease-seconds", "5"], in: folder, name: "first")
+        let progressed = await first.wait(seconds: 120) { outcomes(first.error).count >= 3 }
+        #expect(progressed, "\(first.error)")
+        first.signal(SIGKILL)
+        _ = await first.exitStatus(within: 10)
+        let doneByFirst = outcomes(first.error).count
+
+        // The killed worker's lease expires (5 s); the next worker rescues the job and finishes the batch.
+        let second = try BackgroundProcess(Support.pushmedia, base + ["--drain"], in: folder, name: "second")
+        let status = await second.exitStatus(within: 300)
+        #expect(status == 0, "\(second.error)")
+        let done = try await jobs(url, campaign: "kill")
+        #expect(done.count == 10 && done.allSatisfy { $0.state == .succeeded }, "\(done.map { "\($0.source) \($0.state)" })")
+        #expect(doneByFirst + outcomes(second.error).count == 10, "first \(doneByFirst), second \(outcomes(second.error).count)")
+        let rescued = done.filter { $0.attempts == 2 }
+        #expect(rescued.count <= 1 && rescued.allSatisfy { job in job.errorHistory.contains { $0.kind == .rescue } })
+    }
+
+    @Test("a PostgreSQL restart during a run loses nothing")
+    func serverRestart() async throws {
+        guard let restartURL = ProcessInfo.processInfo.environment["PUSHMEDIA_TEST_POSTGRES_RESTART_URL"],
+            let cluster = ProcessInfo.processInfo.environment["PUSHMEDIA_TEST_POSTGRES_RESTART_CLUSTER"]
+        else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                Issue.record("PUSHMEDIA_TEST_POSTGRES_RESTART_URL/_CLUSTER are not set: scripts/test starts a second cluster for this test")
+            }
+            return
+        }
+        let url = restartURL + "?prefix=pm_restart_\(UUID().uuidString.prefix(8).lowercased())_"
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(16, in: folder)
+        let out = folder.appendingPathComponent("out")
+        #expect(try await Support.run(
+            Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "restart", "--root", input.path, input.path], in: folder).status == 0)
+        let worker = try BackgroundProcess(
+            Support.pushmedia, ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--log-level", "info"],
+            in: folder, name: "worker")
+        let progressed = await worker.wait(seconds: 120) { outcomes(worker.error).count >= 3 }
+        #expect(progressed, "\(worker.error)")
+        let parts = cluster.split(separator: " ").map(String.init)
+        let restarted = await Support.spawnAndWait(["pg_ctlcluster"] + parts + ["restart"])
+        #expect(restarted == 0, "pg_ctlcluster \(cluster) restart exited with \(restarted)")
+
+        // The worker reconnects and finishes: wait until every job is finished, then stop it.
+        var finished: [Job] = []
+        let deadline = Date().addingTimeInterval(240)
+        while Date() < deadline {
+            finished = (try? await jobs(url, campaign: "restart")) ?? []
+            if finished.count == 16 && finished.allSatisfy({ $0.state.isTerminal }) { break }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        worker.signal(SIGTERM)
+        let status = await worker.exitStatus(within: 60)
+        #expect(status == 0, "\(worker.error)")
+        #expect(finished.count == 16 && finished.allSatisfy { $0.state == .succeeded }, "\(finished.map { "\($0.source) \($0.state) \($0.lastError?.description ?? "")" })")
+    }
+}
+
+/// URL sources and the metrics endpoint, on the embedded SQLite queue (no database needed).
+@Suite("Worker: URL sources, metrics, health check")
+struct WorkerEndpointTests {
+    @Test("URL sources: downloaded and processed when private addresses are allowed, source_forbidden otherwise")
+    func urlSources() async throws {
+        let folder = try Support.temporaryFolder()
+        let port = 20000 + Int.random(in: 0..<20000)
+        let server = try BackgroundProcess(
+            "/usr/bin/env", ["python3", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory",
+                             Support.packageRoot.appendingPathComponent("Fixtures/photos").path],
+            in: folder, name: "http")
+        defer { server.signal(SIGTERM) }
+        try await Task.sleep(for: .milliseconds(500))
+        let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
+        let url = "http://127.0.0.1:\(port)/landscape.jpg"
+        for (campaign, allow) in [("allowed", true), ("refused", false)] {
+            #expect(try await Support.run(Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", campaign, url], in: folder).status == 0)
+            let out = folder.appendingPathComponent("out-\(campaign)")
+            let worker = try await Support.run(
+                Support.pushmedia,
+                ["worker", "--queue", queue, "--out", out.path, "--campaign", campaign, "--drain"] + (allow ? ["--allow-private-sources"] : []),
+                in: folder)
+            #expect(worker.status == 0, "\(worker.error)")
+            let manifestFile = folder.appendingPathComponent("\(campaign).json")
+            let assembled = try await Support.run(
+                Support.pushmedia, ["manifest", "--queue", queue, "--campaign", campaign, "--out", manifestFile.path], in: folder)
+            let item = try #require(try Manifest.decode(from: Data(contentsOf: manifestFile)).items.first)
+            #expect(item.source == url)
+            if allow {
+                #expect(assembled.status == 0 && item.status == .ok && item.attachments.count == 2, "\(item.error?.message ?? "")")
+            } else {
+                #expect(assembled.status == 1 && item.error?.code == .sourceForbidden, "\(item.error?.message ?? "")")
+            }
+        }
+    }
+
+    @Test("a worker serves Prometheus metrics; healthcheck passes while it runs, fails without it; SIGTERM stops it cleanly")
+    func metrics() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(2, size: "640x480", in: folder)
+        let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
+        #expect(try await Support.run(
+            Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", "m", "--root", input.path, input.path], in: folder).status == 0)
+        let port = 20000 + Int.random(in: 0..<20000)
+        let worker = try BackgroundProcess(
+            Support.pushmedia,
+            ["worker", "--queue", queue, "--out", folder.appendingPathComponent("out").path, "--root", input.path, "--metrics-port", "\(port)"],
+            in: folder, name: "worker")
+        var body = ""
+        var served = false
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && !served {
+            // The gauges refresh every 15 s; the outcome counters as soon as a job ends.
+            body = (try? await Support.run("/usr/bin/env", ["curl", "-sf", "http://127.0.0.1:\(port)/metrics"], in: folder, timeout: 10))?.output ?? ""
+            served = body.contains("pushmedia_jobs") && body.contains("pushmedia_bytes_out_total")
+                && body.contains("pushmedia_jobs{state=\"succeeded\"} 2")
+            if !served { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(served, "metrics:\n\(body)\nworker:\n\(worker.error)")
+        let healthy = try await Support.run(Support.pushmedia, ["healthcheck", "--port", "\(port)"], in: folder)
+        #expect(healthy.status == 0, "\(healthy.error)")
+        worker.signal(SIGTERM)
+        let status = await worker.exitStatus(within: 40)
+        #expect(status == 0, "\(worker.error)")
+        let unhealthy = try await Support.run(Support.pushmedia, ["healthcheck", "--port", "\(port)"], in: folder)
+        #expect(unhealthy.status == 1 && unhealthy.error.contains("unhealthy"))
+    }
+}

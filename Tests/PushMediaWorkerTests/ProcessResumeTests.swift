@@ -1,0 +1,89 @@
+import Foundation
+import PushMediaModel
+import PushMediaQueue
+import Testing
+
+/// `pushmedia process` runs through the embedded SQLite queue: killed and run again, it resumes.
+@Suite("process through the embedded queue")
+struct ProcessResumeTests {
+    @Test("killed with SIGKILL mid-batch and run again: every file once, finished files not redone")
+    func resumeAfterKill() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(14, in: folder)
+        let out = folder.appendingPathComponent("out")
+        let arguments = ["process", input.path, "--out", out.path, "--jobs", "1"]
+
+        let first = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "first")
+        let started = await first.wait(seconds: 120) { first.error.split(separator: "\n").filter { $0.hasPrefix("[") }.count >= 4 }
+        #expect(started, "the first run did not finish 4 items: \(first.error)")
+        first.signal(SIGKILL)
+        _ = await first.exitStatus(within: 10)
+        #expect(first.process.terminationReason == .uncaughtSignal)
+
+        // What the killed run had finished, read from the queue file itself.
+        let queuePath = out.appendingPathComponent(".pushmedia/queue.sqlite").path
+        let campaign = "process:" + input.resolvingSymlinksInPath().path
+        let before = try await jobs(path: queuePath, campaign: campaign)
+        let finishedBefore = before.filter { $0.state == .succeeded }
+        #expect(finishedBefore.count >= 4 && finishedBefore.count < 14, "\(finishedBefore.count) finished before the kill")
+        #expect(before.contains { $0.state == .running } || finishedBefore.count + before.filter { $0.state == .queued }.count == 14)
+
+        let second = try await Support.run(Support.pushmedia, arguments, in: folder)
+        #expect(second.status == 0, "\(second.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.map(\.source) == (1...14).map { String(format: "img%03d.jpg", $0) })
+        #expect(manifest.items.allSatisfy { $0.status == .ok && $0.attachments.count == 2 })
+
+        let after = try await jobs(path: queuePath, campaign: campaign)
+        #expect(after.count == 14 && after.allSatisfy { $0.state == .succeeded })
+        for job in finishedBefore {
+            let again = try #require(after.first { $0.id == job.id })
+            #expect(again.finishedAt == job.finishedAt && again.attempts == job.attempts, "\(job.source) was processed again")
+        }
+        // Every output file the manifest names exists; the second run listed every file once.
+        for attachment in manifest.items.flatMap(\.attachments) {
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(attachment.file).path))
+        }
+        #expect(second.error.split(separator: "\n").filter { $0.hasPrefix("[") }.count == 14)
+    }
+
+    @Test("a file replaced after its job finished is processed again on the next run")
+    func changedFileIsRedone() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(2, size: "640x480", in: folder)
+        let out = folder.appendingPathComponent("out")
+        let arguments = ["process", input.path, "--out", out.path]
+        #expect(try await Support.run(Support.pushmedia, arguments, in: folder).status == 0)
+        let first = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        // Replace img001.jpg by img002.jpg's bytes (a newer modification time).
+        try await Task.sleep(for: .milliseconds(1100))
+        let one = input.appendingPathComponent("img001.jpg")
+        try FileManager.default.removeItem(at: one)
+        try FileManager.default.copyItem(at: input.appendingPathComponent("img002.jpg"), to: one)
+        #expect(try await Support.run(Support.pushmedia, arguments, in: folder).status == 0)
+        let second = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(first.item(source: "img001.jpg")?.sourceSHA256 != second.item(source: "img001.jpg")?.sourceSHA256)
+        #expect(second.item(source: "img001.jpg")?.sourceSHA256 == second.item(source: "img002.jpg")?.sourceSHA256)
+    }
+
+    @Test("two process runs on one output folder: the second is refused while the first holds it")
+    func oneRunPerOutputFolder() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(10, in: folder)
+        let out = folder.appendingPathComponent("out")
+        let first = try BackgroundProcess(Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "1"], in: folder, name: "first")
+        await first.wait(seconds: 60) { first.error.contains("[1/") }
+        let second = try await Support.run(Support.pushmedia, ["process", input.path, "--out", out.path], in: folder)
+        #expect(second.status == 1 && second.error.contains("another pushmedia process"), "\(second.status) \(second.error)")
+        let status = await first.exitStatus(within: 180)
+        #expect(status == 0, "\(first.error)")
+    }
+
+    /// Reads a queue's jobs.
+    func jobs(path: String, campaign: String) async throws -> [Job] {
+        let queue = try SQLiteJobQueue(path: path)
+        let jobs = try await queue.jobs(campaign: campaign)
+        await queue.close()
+        return jobs
+    }
+}
