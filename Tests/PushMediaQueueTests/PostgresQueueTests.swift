@@ -57,7 +57,8 @@ struct PostgresQueueTests {
         await second.close()
     }
 
-    @Test("an unreachable server fails to open with a clear error")
+    // A hang would be a bug; the time limit only stops the run then (it measures nothing).
+    @Test("an unreachable server fails to open with a clear error", .timeLimit(.minutes(1)))
     func unreachableServer() async throws {
         var configuration = try TestEnvironment.requirePostgres()
         configuration.port = 1
@@ -65,8 +66,6 @@ struct PostgresQueueTests {
         do {
             var logger = Logger(label: "test.unreachable")
             logger.logLevel = .critical
-            let started = ContinuousClock.now
-            defer { #expect(ContinuousClock.now - started < .seconds(10), "failing to open must not hang") }
             let queue = try await PostgresJobQueue(
                 configuration: configuration, logger: logger, connectionRetries: 1, openTimeout: .seconds(2))
             await queue.close()
