@@ -27,6 +27,7 @@ RUN apt-get update \
         libavcodec-dev \
         libavformat-dev \
         libavutil-dev \
+        libsqlite3-dev \
         libswresample-dev \
         libswscale-dev \
         libvips-dev \
@@ -54,6 +55,7 @@ RUN apt-get update \
         libavcodec59 \
         libavformat59 \
         libavutil57 \
+        libsqlite3-0 \
         libswresample4 \
         libswscale6 \
         libvips42 \

@@ -1,8 +1,8 @@
 # Shared by scripts/run-fixtures and scripts/test: installs the Debian packages PushMedia builds
 # against when they are missing (Debian bookworm; Swift 6 must already be installed).
 
-# The -dev packages of the C libraries PushMedia links.
-BUILD_PACKAGES=(pkg-config libvips-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev)
+# The -dev packages of the C libraries PushMedia links (SQLite for the embedded queue, via GRDB).
+BUILD_PACKAGES=(pkg-config libvips-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libsqlite3-dev)
 
 as_root() {
   if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
