@@ -28,7 +28,7 @@ public struct QueueGauges: Service {
             } catch {
                 logger.warning("cannot read job counts for metrics", metadata: ["error": "\(error)"])
             }
-            try? await cancelOnGracefulShutdown { try await Task.sleep(for: interval) }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 }

@@ -67,7 +67,7 @@ public struct QueuedBatch: Sendable {
         // Only this process uses the queue (the lock says so): what a killed run was doing goes back.
         let earlier = try await queue.jobs(campaign: campaign)
         for job in earlier where job.state == .running {
-            if let owner = job.leaseOwner { try await queue.release(jobID: job.id, owner: owner) }
+            if let owner = job.leaseOwner { _ = try await queue.release(jobID: job.id, owner: owner) }
         }
         // A file replaced since its job finished is processed again.
         let stale = earlier.filter { job in
@@ -78,7 +78,7 @@ public struct QueuedBatch: Sendable {
             }
             return modified > finished
         }
-        if !stale.isEmpty { try await queue.requeue(jobIDs: stale.map(\.id), reason: "the source changed after the job finished") }
+        if !stale.isEmpty { _ = try await queue.requeue(jobIDs: stale.map(\.id), reason: "the source changed after the job finished") }
 
         let sources = Set(inputs.map(\.source))
         let jobs = try await queue.enqueue(
