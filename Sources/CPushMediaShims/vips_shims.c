@@ -51,16 +51,22 @@ VipsImage *pm_image_new_from_buffer(const void *buf, size_t len) {
 }
 
 int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
-                        int fail_on, int all_pages) {
+                        int fail_on, int all_pages, int colour_manage) {
     // libvips 8.14 does not hand thumbnail's own fail_on to a source loader: pass it in the
     // loader's option string as well.
     const char *nick = vips_enum_nick(VIPS_TYPE_FAIL_ON, fail_on);
     char options[64];
     snprintf(options, sizeof(options), "fail_on=%s%s", nick ? nick : "truncated",
              all_pages ? ",n=-1" : "");
+    // An ICC transform only where there is a profile to honour (or CMYK to convert): for the
+    // usual untagged sRGB photo it would cost lcms time for nothing.
+    if (colour_manage) {
+        return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                                     "export_profile", "srgb", "fail_on", (VipsFailOn)fail_on,
+                                     "option_string", options, NULL);
+    }
     return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                 "export_profile", "srgb", "fail_on", (VipsFailOn)fail_on,
-                                 "option_string", options, NULL);
+                                 "fail_on", (VipsFailOn)fail_on, "option_string", options, NULL);
 }
 
 typedef struct {

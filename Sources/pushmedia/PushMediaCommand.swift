@@ -27,6 +27,7 @@ struct PushMediaCommand: AsyncParsableCommand {
 @main
 enum PushMediaMain {
     static func main() async {
+        NativeLibraries.limitMemoryArenas()
         do {
             var command = try PushMediaCommand.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

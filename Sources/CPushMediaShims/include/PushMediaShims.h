@@ -27,8 +27,9 @@ VipsImage *pm_image_new_from_buffer(const void *buf, size_t len);
 
 /// vips_thumbnail_source: shrink-on-load, auto-orient, colour-manage to sRGB, downsize only.
 /// all_pages: load every frame of an animation (each frame is resized; page-height is set).
+/// colour_manage: export to sRGB through the ICC profile (only for tagged or CMYK images).
 int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
-                        int fail_on, int all_pages);
+                        int fail_on, int all_pages, int colour_manage);
 
 /// Makes evaluation of `image` (and of everything computed from it) stop with an error once
 /// g_get_monotonic_time() passes deadline_us: libvips' eval signal sets the kill flag.
@@ -146,5 +147,10 @@ typedef struct {
 /// the output's extension names (MP4 with faststart, or M4A), keeping the display rotation.
 int pm_av_transcode(const char *input, const char *output, const pm_transcode_params *params, int64_t deadline_us,
                     pm_transcode_result *result, char *error, size_t error_size);
+
+// ---- process ----------------------------------------------------------------------------------
+
+/// mallopt(M_ARENA_MAX, count): caps glibc's malloc arenas (1 on success).
+int pm_limit_malloc_arenas(int count);
 
 #endif

@@ -41,10 +41,15 @@ struct PosterFrameChooser {
     static let flattest = 8.0
     /// How much of its score a candidate at the end of the window gives up (earlier is better).
     static let latenessPenalty = 0.2
+    /// Seconds searched past the first usable frame: long enough for a fade-in to finish, short
+    /// enough not to decode the whole window of a clip that shows its picture from the start.
+    static let settleSeconds = 2.0
 
     /// Seconds in which candidates are taken.
     let window: Double
     private(set) var best: (time: Double, score: Double, usable: Bool)?
+    /// When the first usable candidate was seen.
+    private(set) var firstUsable: Double?
 
     init(window: Double) {
         self.window = max(window, 0.001)
@@ -61,6 +66,7 @@ struct PosterFrameChooser {
     /// Offers the candidate at `time`; true when it is the best so far (keep its pixels).
     mutating func offer(_ frame: FrameStatistics, at time: Double) -> Bool {
         let usable = Self.isUsable(frame)
+        if usable, firstUsable == nil { firstUsable = time }
         let score = score(frame, at: time)
         let wins: Bool =
             switch best {
@@ -70,6 +76,13 @@ struct PosterFrameChooser {
             }
         if wins { best = (time, score, usable) }
         return wins
+    }
+
+    /// True once the search may stop before the window ends: ``settleSeconds`` past the first
+    /// usable candidate.
+    func isSettled(at time: Double) -> Bool {
+        guard let firstUsable else { return false }
+        return time > firstUsable + Self.settleSeconds
     }
 
     /// True when the chosen frame is black, white or flat (nothing better was found).

@@ -52,11 +52,15 @@ extension Vips.Image {
     /// (EXIF orientation applied) and colour-managed to sRGB.
     /// With `allPages`, every frame of an animation is decoded and resized (frames stacked
     /// vertically, `page-height` set).
+    /// `colourManaged`: transform through the embedded ICC profile (or libvips' CMYK one) to sRGB;
+    /// untagged images are taken as sRGB already.
     static func thumbnail(
-        from source: Vips.Source, width: Int, height: Int, allPages: Bool = false, failOn: Vips.FailOn = .truncated
+        from source: Vips.Source, width: Int, height: Int, allPages: Bool = false, failOn: Vips.FailOn = .truncated,
+        colourManaged: Bool = true
     ) throws -> Vips.Image {
         try Vips.call("thumbnail") {
-            pm_thumbnail_source(source.pointer, $0, Int32(width), Int32(height), failOn.rawValue, allPages ? 1 : 0)
+            pm_thumbnail_source(
+                source.pointer, $0, Int32(width), Int32(height), failOn.rawValue, allPages ? 1 : 0, colourManaged ? 1 : 0)
         }
     }
 

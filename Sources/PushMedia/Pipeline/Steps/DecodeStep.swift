@@ -11,9 +11,10 @@ struct DecodeStep: PipelineStep {
         let plan = ImagePlan(source: size, profile: context.profile)
         context.plan = plan
         do {
+            let colourManaged = context.probe?.hasICCProfile == true || context.probe?.colourSpace == "cmyk"
             let decoded = try Vips.Image.thumbnail(
                 from: Vips.Source(path: context.input.path), width: plan.decode.width, height: plan.decode.height,
-                allPages: context.isAnimation)
+                allPages: context.isAnimation, colourManaged: colourManaged)
             decoded.stopEvaluation(at: context.deadline)
             // The source is read sequentially, once: decode into memory before anything else
             // looks at the pixels (the alpha check and both crops read them again).

@@ -1,8 +1,9 @@
 import Foundation
 import PushMediaModel
 
-/// Picks a movie's poster frame: decodes the start of the clip (non-reference frames skipped),
-/// scores evenly spaced candidates on a small greyscale copy (``PosterFrameChooser``: not black,
+/// Picks a movie's poster frame: decodes the start of the clip (non-reference frames skipped;
+/// stopping 2 s after the first usable frame, or at the end of the window), scores evenly spaced
+/// candidates on a small greyscale copy (``PosterFrameChooser``: not black,
 /// white, flat or a dim fade-in frame) and keeps the best one's pixels, upright (display
 /// rotation applied) at the size both image variants need. The image steps then cut the
 /// thumbnail and the expanded poster from it, like a still image.
@@ -32,7 +33,7 @@ struct PosterFrameStep: PipelineStep {
             var nextSample = 0.0
             while let time = try reader.next() {
                 decoded += 1
-                if time > window, poster != nil { break }
+                if poster != nil, time > window || chooser.isSettled(at: time) { break }
                 if time + 1e-6 < nextSample, decoded < Self.maxDecodedFrames { continue }
                 nextSample = time + interval
                 let statistics = FrameStatistics(luma: try reader.luma(width: Self.scoringSide, height: Self.scoringSide))
