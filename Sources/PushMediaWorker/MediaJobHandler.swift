@@ -97,7 +97,7 @@ public struct MediaJobHandler: Sendable {
             return item
         }
         let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: outputDirectory), logger: logger)
-        let input = InputFile(path: path, source: job.source)
+        let input = InputFile(path: path, source: job.source, sha256: hash)
         let item = await BlockingWork.run { processor.process(input) }
         if let hash, item.status == .ok || !MediaJobError.transientCodes.contains(item.error?.code ?? .internalError) {
             try? await queue.storeCachedResult(try item.jsonData(), contentSHA256: hash, profile: job.profile)

@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 import PushMediaModel
 
-/// Reads the input once: its size, its SHA-256 and its format, sniffed from the first bytes.
+/// Reads the input once: its size, its SHA-256 and its format, sniffed from the first bytes. When
+/// the caller already knows the hash, only the first bytes are read.
 struct ReadSourceStep: PipelineStep {
     var name: String { "read" }
     var usesLibVips: Bool { false }
@@ -21,6 +22,19 @@ struct ReadSourceStep: PipelineStep {
                 "the file is \(info.st_size) bytes, over the profile's limit of \(context.profile.limits.maxInputBytes) bytes")
         }
 
+        if let known = context.input.sha256 {
+            let header: [UInt8]
+            do {
+                header = [UInt8](try handle.read(upToCount: MediaSniffer.headerLength) ?? Data())
+            } catch {
+                throw ItemError(.unreadableInput, "cannot read \(context.input.source): \(error.localizedDescription)")
+            }
+            context.sourceBytes = Int(info.st_size)
+            context.sourceSHA256 = known
+            try sniff(header, total: Int(info.st_size), context)
+            return
+        }
+
         var hasher = SHA256()
         var header: [UInt8] = []
         var total = 0
@@ -37,7 +51,10 @@ struct ReadSourceStep: PipelineStep {
         }
         context.sourceBytes = total
         context.sourceSHA256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        try sniff(header, total: total, context)
+    }
 
+    private func sniff(_ header: [UInt8], total: Int, _ context: ProcessingContext) throws {
         guard total > 0 else { throw ItemError(.emptyInput, "the file is empty (0 bytes)") }
         guard let format = MediaSniffer.detect(header) else {
             throw ItemError(
