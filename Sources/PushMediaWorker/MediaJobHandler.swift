@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import Metrics
@@ -87,7 +86,7 @@ public struct MediaJobHandler: Sendable {
     private func process(path: String, job: Job, profile: Profile) async throws -> Item {
         // Identical bytes under the same profile were processed before: reuse their item when
         // its files are still in the output folder.
-        let hash = try? Self.sha256(of: path)
+        let hash = try? ContentHash.sha256(ofFileAt: URL(fileURLWithPath: path)).sha256
         if let hash, let cached = try await queue.cachedResult(contentSHA256: hash, profile: job.profile),
             var item = try? Item.decode(from: cached),
             item.attachments.allSatisfy({ FileManager.default.fileExists(atPath: outputDirectory.appendingPathComponent($0.file).path) })
@@ -103,15 +102,5 @@ public struct MediaJobHandler: Sendable {
             try? await queue.storeCachedResult(try item.jsonData(), contentSHA256: hash, profile: job.profile)
         }
         return item
-    }
-
-    static func sha256(of path: String) throws -> String {
-        var hasher = SHA256()
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-        }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import PushMediaModel
 
@@ -12,7 +11,7 @@ enum OutputInspection {
     }
 
     static func sha256(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        ContentHash.sha256(data)
     }
 
     /// The share of sampled pixels in `rect` (unit coordinates) close to `colour`.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The output folder: files named by their content (`<sha256 prefix>-<suffix>.<ext>`) and written
@@ -23,7 +22,7 @@ public struct OutputStore: Sendable {
     /// Stores `data` and returns its name and hash. A file with the same name (same content) is
     /// left as it is.
     public func write(_ data: Data, suffix: String, fileExtension: String) throws -> StoredFile {
-        let sha = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let sha = ContentHash.sha256(data)
         let name = "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)"
         let target = directory.appendingPathComponent(name)
         if let existing = try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int,
@@ -39,15 +38,7 @@ public struct OutputStore: Sendable {
     /// `moving` (it must be on the output folder's file system), else copied. A file with the
     /// same name (same content) is kept and a moved source removed.
     public func storeFile(at source: URL, moving: Bool, suffix: String, fileExtension: String) throws -> StoredFile {
-        var hasher = SHA256()
-        var bytes = 0
-        let handle = try FileHandle(forReadingFrom: source)
-        defer { try? handle.close() }
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-            bytes += chunk.count
-        }
-        let sha = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let (sha, bytes) = try ContentHash.sha256(ofFileAt: source)
         let name = "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)"
         let target = directory.appendingPathComponent(name)
         let stored = StoredFile(name: name, sha256: sha, bytes: bytes)

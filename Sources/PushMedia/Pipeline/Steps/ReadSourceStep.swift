@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import PushMediaModel
 
@@ -35,22 +34,20 @@ struct ReadSourceStep: PipelineStep {
             return
         }
 
-        var hasher = SHA256()
         var header: [UInt8] = []
-        var total = 0
+        let hashed: (sha256: String, bytes: Int)
         do {
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hashed = try ContentHash.sha256(of: handle) { chunk in
                 if header.count < MediaSniffer.headerLength {
                     header += chunk.prefix(MediaSniffer.headerLength - header.count)
                 }
-                hasher.update(data: chunk)
-                total += chunk.count
             }
         } catch {
             throw ItemError(.unreadableInput, "cannot read \(context.input.source): \(error.localizedDescription)")
         }
+        let total = hashed.bytes
         context.sourceBytes = total
-        context.sourceSHA256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        context.sourceSHA256 = hashed.sha256
         try sniff(header, total: total, context)
     }
 
