@@ -213,48 +213,41 @@ public final class PostgresJobQueue: JobQueue {
     }
 
     public func retryDead(campaign: String?) async throws -> Int {
-        let now = options.clock.now()
-        let names = self.names
-        let logger = self.logger
-        let machine = self.machine
-        return try await withConnectionRetry {
-            try await self.client.withTransaction(logger: logger) { connection -> Int in
-                let rows = try await connection.query("""
-                    SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
-                    WHERE state = 'dead' AND (\(campaign)::text IS NULL OR campaign = \(campaign))
-                    ORDER BY id FOR UPDATE
-                    """, logger: logger)
-                let jobs = try await Self.decodeJobs(rows)
-                for job in jobs {
-                    let next = try Self.apply(machine, .retryDead, to: job, at: now)
-                    try await Self.writeBack(next, names: names, connection: connection, logger: logger)
-                }
-                if !jobs.isEmpty {
-                    try await connection.query("SELECT pg_notify(\(names.channel), '')", logger: logger)
-                }
-                return jobs.count
-            }
+        try await requeueSelected(.retryDead) { names in
+            """
+            SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
+            WHERE state = 'dead' AND (\(campaign)::text IS NULL OR campaign = \(campaign))
+            ORDER BY id FOR UPDATE
+            """
         }
     }
 
     public func requeue(jobIDs: [JobID], reason: String) async throws -> Int {
         guard !jobIDs.isEmpty else { return 0 }
+        return try await requeueSelected(.reprocess(reason: reason)) { names in
+            """
+            SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
+            WHERE id = ANY(\(jobIDs)) AND state IN ('succeeded', 'failed', 'dead')
+            ORDER BY id FOR UPDATE
+            """
+        }
+    }
+
+    /// Applies `transition` to every job `select` locks (`… FOR UPDATE`) in one transaction, and
+    /// wakes idle workers when any was re-queued. Returns how many.
+    private func requeueSelected(
+        _ transition: JobTransition, select: @escaping @Sendable (PostgresQueueNames) -> PostgresQuery
+    ) async throws -> Int {
         let now = options.clock.now()
         let names = self.names
         let logger = self.logger
         let machine = self.machine
         return try await withConnectionRetry {
             try await self.client.withTransaction(logger: logger) { connection -> Int in
-                let rows = try await connection.query("""
-                    SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
-                    WHERE id = ANY(\(jobIDs)) AND state IN ('succeeded', 'failed', 'dead')
-                    ORDER BY id FOR UPDATE
-                    """, logger: logger)
-                let jobs = try await Self.decodeJobs(rows)
+                let jobs = try await Self.decodeJobs(try await connection.query(select(names), logger: logger))
                 for job in jobs {
-                    try await Self.writeBack(
-                        try Self.apply(machine, .reprocess(reason: reason), to: job, at: now), names: names,
-                        connection: connection, logger: logger)
+                    let next = try Self.apply(machine, transition, to: job, at: now)
+                    try await Self.writeBack(next, names: names, connection: connection, logger: logger)
                 }
                 if !jobs.isEmpty {
                     try await connection.query("SELECT pg_notify(\(names.channel), '')", logger: logger)

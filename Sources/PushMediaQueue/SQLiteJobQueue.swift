@@ -36,6 +36,8 @@ public final class SQLiteJobQueue: JobQueue {
 
     /// Opens and migrates the pool. Switching a new file to WAL does not wait on the busy timeout
     /// when another process opens it at the same moment, so a locked database is retried briefly.
+    /// Two openers of a new file can also both see a migration as not applied; the one that
+    /// loses finds its table already made, and retrying sees the migration recorded.
     private static func openPool(path: String, configuration: Configuration, timeout: TimeInterval) throws -> DatabasePool {
         let deadline = Date().addingTimeInterval(max(1, timeout))
         while true {
@@ -43,7 +45,9 @@ public final class SQLiteJobQueue: JobQueue {
                 let pool = try DatabasePool(path: path, configuration: configuration)
                 try migrator.migrate(pool)
                 return pool
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+            } catch let error as DatabaseError
+                where (error.resultCode == .SQLITE_BUSY || (error.message ?? "").contains("already exists")) && Date() < deadline
+            {
                 usleep(50_000)
             } catch {
                 throw JobQueueError.openFailed(url: "sqlite:\(path)", reason: "\(error)")
@@ -158,35 +162,31 @@ public final class SQLiteJobQueue: JobQueue {
     }
 
     public func retryDead(campaign: String?) async throws -> Int {
-        let now = options.clock.now()
-        let machine = self.machine
-        let count = try await writeImmediate { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM jobs WHERE state = 'dead' AND (? IS NULL OR campaign = ?) ORDER BY id",
-                arguments: [campaign, campaign])
-            for row in rows {
-                try Self.writeBack(try Self.apply(machine, .retryDead, to: try Self.decodeJob(row), at: now), db)
-            }
-            return rows.count
-        }
-        if count > 0 { wake.signal() }
-        return count
+        try await requeueSelected(
+            .retryDead, sql: "SELECT * FROM jobs WHERE state = 'dead' AND (? IS NULL OR campaign = ?) ORDER BY id",
+            arguments: [campaign, campaign])
     }
 
     public func requeue(jobIDs: [JobID], reason: String) async throws -> Int {
         guard !jobIDs.isEmpty else { return 0 }
+        let placeholders = Array(repeating: "?", count: jobIDs.count).joined(separator: ", ")
+        return try await requeueSelected(
+            .reprocess(reason: reason),
+            sql: "SELECT * FROM jobs WHERE id IN (\(placeholders)) AND state IN ('succeeded', 'failed', 'dead') ORDER BY id",
+            arguments: StatementArguments(jobIDs))
+    }
+
+    /// Applies `transition` to every job `sql` selects, in one write transaction, and wakes idle
+    /// workers when any was re-queued. Returns how many.
+    private func requeueSelected(_ transition: JobTransition, sql: String, arguments: StatementArguments) async throws -> Int {
         let now = options.clock.now()
         let machine = self.machine
         let count = try await writeImmediate { db in
-            var count = 0
-            for id in jobIDs {
-                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM jobs WHERE id = ?", arguments: [id]) else { continue }
-                let job = try Self.decodeJob(row)
-                guard job.state.isTerminal else { continue }
-                try Self.writeBack(try Self.apply(machine, .reprocess(reason: reason), to: job, at: now), db)
-                count += 1
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+            for row in rows {
+                try Self.writeBack(try Self.apply(machine, transition, to: try Self.decodeJob(row), at: now), db)
             }
-            return count
+            return rows.count
         }
         if count > 0 { wake.signal() }
         return count

@@ -216,6 +216,27 @@ struct JobQueueContractTests {
         }
     }
 
+    @Test("requeue processes finished jobs again and leaves unfinished ones alone", arguments: Backend.testable)
+    func requeueFinished(_ backend: Backend) async throws {
+        try await withFixture(backend) { fixture in
+            let queue = try await fixture.open()
+            let jobs = try await queue.enqueue((0..<3).map { NewJob(campaign: "c", source: "s\($0)", profile: "p") })
+            let claimed = try await queue.claim(owner: owner, leaseDuration: lease, limit: 2, campaign: "c")
+            #expect(claimed.count == 2)
+            _ = try await queue.complete(jobID: claimed[0].id, owner: owner, result: Data(json: "{}"))
+            // claimed[1] stays running, jobs[2] stays queued.
+            let count = try await queue.requeue(jobIDs: jobs.map(\.id) + [9_999], reason: "the source changed")
+            #expect(count == 1)
+            let again = try #require(try await queue.job(id: claimed[0].id))
+            #expect(again.state == .queued && again.attempts == 0 && again.result == nil)
+            #expect(again.errorHistory.last?.message == "the source changed")
+            #expect(try await queue.job(id: claimed[1].id)?.state == .running)
+            #expect(try await queue.requeue(jobIDs: [], reason: "none") == 0)
+            let next = try await queue.claim(owner: owner, leaseDuration: lease, limit: 5, campaign: "c")
+            #expect(Set(next.map(\.id)) == Set([claimed[0].id, jobs[2].id]))
+        }
+    }
+
     @Test("heartbeat extends the lease; a lost lease is refused", arguments: Backend.testable)
     func heartbeatAndLostLease(_ backend: Backend) async throws {
         try await withFixture(backend) { fixture in

@@ -71,6 +71,18 @@ struct JobStateMachineTests {
         #expect(requeued.state == .queued && requeued.attempts == 0 && requeued.finishedAt == nil)
     }
 
+    @Test("reprocess re-queues a finished job with attempts reset and its result cleared", arguments: [JobState.succeeded, .failed, .dead])
+    func reprocess(_ state: JobState) throws {
+        var finished = job(state, attempts: 2)
+        finished.result = Data("{}".utf8)
+        finished.finishedAt = t0
+        finished.lastError = JobError(code: "corrupt_input", message: "bad")
+        let again = try machine.apply(.reprocess(reason: "the source changed"), to: finished, at: t0.addingTimeInterval(5))
+        #expect(again.state == .queued && again.attempts == 0 && again.runAt == t0.addingTimeInterval(5))
+        #expect(again.result == nil && again.finishedAt == nil && again.lastError == nil)
+        #expect(again.errorHistory.last?.kind == .requeue && again.errorHistory.last?.message == "the source changed")
+    }
+
     @Test("heartbeat extends only the owner's lease")
     func heartbeat() throws {
         let extended = try machine.apply(.heartbeat(owner: "w", leaseExpiresAt: t0.addingTimeInterval(99)), to: running(), at: t0)
@@ -90,6 +102,9 @@ struct JobStateMachineTests {
         (.queued, .retryDead),
         (.running, .retryDead),
         (.succeeded, .retryDead),
+        (.queued, .reprocess(reason: "x")),
+        (.running, .reprocess(reason: "x")),
+        (.retrying, .reprocess(reason: "x")),
     ])
     func illegal(_ state: JobState, _ transition: JobTransition) {
         #expect(throws: JobStateMachineError.self) {
