@@ -7,7 +7,7 @@ import Testing
 struct CommandLineTests {
     let pushmedia = CommandRunner.pushmedia
 
-    @Test("process on the fixtures: exit 1 (broken files, and media not processed yet), complete manifest, summary")
+    @Test("process on the fixtures: exit 1 (the broken files), complete manifest, summary")
     func processFixtures() throws {
         let out = try Fixtures.temporaryFolder()
         let result = try CommandRunner.run(pushmedia, ["process", Fixtures.root.path, "--out", out.path, "--jobs", "2"])
