@@ -24,6 +24,23 @@ func openQueue(_ option: QueueOption, logger: Logger) async throws -> any JobQue
     }
 }
 
+/// Opens the queue, runs `body` on it and closes it on every path. A failure inside `body` is
+/// printed as `error: <doing>: …` with exit status 1.
+func withQueue<T>(_ option: QueueOption, logger: Logger, doing: String, _ body: (any JobQueue) async throws -> T)
+    async throws -> T
+{
+    let queue = try await openQueue(option, logger: logger)
+    do {
+        let value = try await body(queue)
+        await queue.close()
+        return value
+    } catch {
+        await queue.close()
+        printError("error: \(doing): \(error)")
+        throw ExitCode(1)
+    }
+}
+
 /// `pushmedia enqueue`: puts media jobs on the queue (idempotent).
 struct EnqueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -71,16 +88,7 @@ struct EnqueueCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         if let maxAttempts { jobs = jobs.map { var j = $0; j.maxAttempts = maxAttempts; return j } }
-        let queue = try await openQueue(self.queue, logger: logger)
-        let enqueued: [Job]
-        do {
-            enqueued = try await queue.enqueue(jobs)
-        } catch {
-            await queue.close()
-            printError("error: cannot enqueue: \(error)")
-            throw ExitCode(1)
-        }
-        await queue.close()
+        let enqueued = try await withQueue(queue, logger: logger, doing: "cannot enqueue") { try await $0.enqueue(jobs) }
         if json {
             let rows = enqueued.map { JobRow($0) }
             print(String(decoding: try jsonEncoder().encode(rows), as: UTF8.self))
@@ -108,22 +116,15 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = global.bootstrapLogging()
-        let queue = try await openQueue(self.queue, logger: logger)
-        let campaigns: [CampaignJobCounts]
-        let dead: [Job]
-        do {
-            if let campaign {
-                campaigns = [CampaignJobCounts(campaign: campaign, counts: try await queue.counts(campaign: campaign))]
-            } else {
-                campaigns = try await queue.countsByCampaign()
-            }
-            dead = try await queue.deadJobs(campaign: campaign)
-        } catch {
-            await queue.close()
-            printError("error: cannot read the queue: \(error)")
-            throw ExitCode(1)
+        let (campaigns, dead) = try await withQueue(queue, logger: logger, doing: "cannot read the queue") { queue in
+            let campaigns =
+                if let campaign {
+                    [CampaignJobCounts(campaign: campaign, counts: try await queue.counts(campaign: campaign))]
+                } else {
+                    try await queue.countsByCampaign()
+                }
+            return (campaigns, try await queue.deadJobs(campaign: campaign))
         }
-        await queue.close()
         if json {
             let report = StatusReport(
                 campaigns: campaigns.map { StatusReport.Campaign(campaign: $0.campaign, counts: $0.counts) },
@@ -184,16 +185,7 @@ struct ManifestCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = global.bootstrapLogging()
         let baseURL = try Setting.baseURL(baseURL)
-        let queue = try await openQueue(self.queue, logger: logger)
-        let jobs: [Job]
-        do {
-            jobs = try await queue.jobs(campaign: campaign)
-        } catch {
-            await queue.close()
-            printError("error: cannot read the queue: \(error)")
-            throw ExitCode(1)
-        }
-        await queue.close()
+        let jobs = try await withQueue(queue, logger: logger, doing: "cannot read the queue") { try await $0.jobs(campaign: campaign) }
         guard !jobs.isEmpty else {
             printError("error: campaign \(campaign) has no jobs")
             throw ExitCode(1)
@@ -224,16 +216,7 @@ struct RetryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = global.bootstrapLogging()
-        let queue = try await openQueue(self.queue, logger: logger)
-        let count: Int
-        do {
-            count = try await queue.retryDead(campaign: campaign)
-        } catch {
-            await queue.close()
-            printError("error: cannot re-queue: \(error)")
-            throw ExitCode(1)
-        }
-        await queue.close()
+        let count = try await withQueue(queue, logger: logger, doing: "cannot re-queue") { try await $0.retryDead(campaign: campaign) }
         print("campaign \(campaign): \(count) dead jobs re-queued")
     }
 }
