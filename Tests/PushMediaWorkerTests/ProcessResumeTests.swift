@@ -9,33 +9,45 @@ struct ProcessResumeTests {
     @Test("killed with SIGKILL mid-batch and run again: every file once, finished files not redone")
     func resumeAfterKill() async throws {
         let folder = try Support.temporaryFolder()
-        let input = try await Support.images(14, in: folder)
+        let count = 24
+        let input = try await Support.images(count, in: folder)
         let out = folder.appendingPathComponent("out")
         let arguments = ["process", input.path, "--out", out.path, "--jobs", "1"]
 
+        let queuePath = out.appendingPathComponent(".pushmedia/queue.sqlite").path
+        let campaign = "process:" + input.resolvingSymlinksInPath().path
+
+        // Killed once the queue file itself records 4 finished jobs (a progress line is printed
+        // when an item is done, a moment before its job is marked finished).
         let first = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "first")
-        let started = await first.wait(seconds: 120) { first.error.split(separator: "\n").filter { $0.hasPrefix("[") }.count >= 4 }
-        #expect(started, "the first run did not finish 4 items: \(first.error)")
+        var started = false
+        let end = Date().addingTimeInterval(120)
+        while !started, Date() < end, first.process.isRunning {
+            if FileManager.default.fileExists(atPath: queuePath),
+                let now = try? await jobs(path: queuePath, campaign: campaign) {
+                started = now.filter { $0.state == .succeeded }.count >= 4
+            }
+            if !started { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(started, "the first run did not finish 4 jobs: \(first.error)")
         first.signal(SIGKILL)
         _ = await first.exitStatus(within: 10)
         #expect(first.process.terminationReason == .uncaughtSignal)
 
         // What the killed run had finished, read from the queue file itself.
-        let queuePath = out.appendingPathComponent(".pushmedia/queue.sqlite").path
-        let campaign = "process:" + input.resolvingSymlinksInPath().path
         let before = try await jobs(path: queuePath, campaign: campaign)
         let finishedBefore = before.filter { $0.state == .succeeded }
-        #expect(finishedBefore.count >= 4 && finishedBefore.count < 14, "\(finishedBefore.count) finished before the kill")
-        #expect(before.contains { $0.state == .running } || finishedBefore.count + before.filter { $0.state == .queued }.count == 14)
+        #expect(finishedBefore.count >= 4 && finishedBefore.count < count, "\(finishedBefore.count) finished before the kill")
+        #expect(before.contains { $0.state == .running } || finishedBefore.count + before.filter { $0.state == .queued }.count == count)
 
         let second = try await Support.run(Support.pushmedia, arguments, in: folder)
         #expect(second.status == 0, "\(second.error)")
         let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
-        #expect(manifest.items.map(\.source) == (1...14).map { String(format: "img%03d.jpg", $0) })
+        #expect(manifest.items.map(\.source) == (1...count).map { String(format: "img%03d.jpg", $0) })
         #expect(manifest.items.allSatisfy { $0.status == .ok && $0.attachments.count == 2 })
 
         let after = try await jobs(path: queuePath, campaign: campaign)
-        #expect(after.count == 14 && after.allSatisfy { $0.state == .succeeded })
+        #expect(after.count == count && after.allSatisfy { $0.state == .succeeded })
         for job in finishedBefore {
             let again = try #require(after.first { $0.id == job.id })
             #expect(again.finishedAt == job.finishedAt && again.attempts == job.attempts, "\(job.source) was processed again")
@@ -44,7 +56,7 @@ struct ProcessResumeTests {
         for attachment in manifest.items.flatMap(\.attachments) {
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(attachment.file).path))
         }
-        #expect(second.error.split(separator: "\n").filter { $0.hasPrefix("[") }.count == 14)
+        #expect(second.error.split(separator: "\n").filter { $0.hasPrefix("[") }.count == count)
     }
 
     @Test("a file replaced after its job finished is processed again on the next run")
