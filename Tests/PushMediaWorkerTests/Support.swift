@@ -121,15 +121,26 @@ struct SupportError: Error, CustomStringConvertible {
 
 extension Support {
     /// Runs a program with posix_spawn and waits for it on a thread of its own. For programs that
-    /// leave a daemon behind (`pg_ctlcluster restart`): Foundation's Process reports them running
-    /// while any descendant still holds its status socket.
+    /// leave a daemon behind (`pg_ctlcluster restart`): Foundation's Process reports a child running
+    /// while any process still holds its status socket, so neither the program nor its daemon may
+    /// inherit the test's descriptors (swift-corelibs-foundation#4795).
     static func spawnAndWait(_ arguments: [String]) async -> Int32 {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var pid: pid_t = 0
                 var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
                 defer { argv.forEach { free($0) } }
-                guard posix_spawnp(&pid, arguments[0], nil, nil, argv, environ) == 0 else {
+                // Only stdin/out/err are inherited: a daemon started by the program (pg_ctlcluster
+                // starts postgres) must not keep the descriptors Foundation's Process uses to see its
+                // own children exit, or a concurrent test's process never looks finished.
+                var actions = posix_spawn_file_actions_t()
+                posix_spawn_file_actions_init(&actions)
+                defer { posix_spawn_file_actions_destroy(&actions) }
+                // (glibc ignores closing a descriptor that is not open.)
+                for descriptor in 3..<Int32(min(sysconf(Int32(_SC_OPEN_MAX)), 4096)) {
+                    posix_spawn_file_actions_addclose(&actions, descriptor)
+                }
+                guard posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ) == 0 else {
                     continuation.resume(returning: -1)
                     return
                 }
