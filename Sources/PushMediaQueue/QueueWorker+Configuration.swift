@@ -13,7 +13,7 @@ extension QueueWorker {
         public var leaseDuration: Duration
         /// How often a running job's lease is extended (default lease / 3).
         public var heartbeatInterval: Duration
-        /// How often expired leases are rescued.
+        /// How often expired leases are rescued (default: every lease duration, at most every 30 s).
         public var rescueInterval: Duration
         /// How long to wait for work before claiming again when the queue had none.
         public var pollInterval: Duration
@@ -28,7 +28,7 @@ extension QueueWorker {
         public init(
             owner: String = Configuration.defaultOwner(), concurrency: Int = 2, campaign: String? = nil,
             leaseDuration: Duration = .seconds(60), heartbeatInterval: Duration? = nil,
-            rescueInterval: Duration = .seconds(30), pollInterval: Duration = .seconds(1),
+            rescueInterval: Duration? = nil, pollInterval: Duration = .seconds(1),
             shutdownGracePeriod: Duration = .seconds(30), retryPolicy: RetryPolicy = .default,
             metricsKind: @escaping @Sendable (Job) -> String = { _ in "job" }
         ) {
@@ -37,7 +37,7 @@ extension QueueWorker {
             self.campaign = campaign
             self.leaseDuration = leaseDuration
             self.heartbeatInterval = heartbeatInterval ?? leaseDuration / 3
-            self.rescueInterval = rescueInterval
+            self.rescueInterval = rescueInterval ?? min(leaseDuration, .seconds(30))
             self.pollInterval = pollInterval
             self.shutdownGracePeriod = shutdownGracePeriod
             self.retryPolicy = retryPolicy

@@ -138,4 +138,12 @@ struct QueueWorkerTests {
             #expect(stored.errorHistory.isEmpty)
         }
     }
+
+    @Test("expired leases are looked for once per lease, at most every 30 s, unless set")
+    func rescueIntervalFollowsTheLease() {
+        #expect(QueueWorker.Configuration(leaseDuration: .seconds(5)).rescueInterval == .seconds(5))
+        #expect(QueueWorker.Configuration(leaseDuration: .seconds(60)).rescueInterval == .seconds(30))
+        #expect(QueueWorker.Configuration(leaseDuration: .seconds(5), rescueInterval: .seconds(2)).rescueInterval == .seconds(2))
+        #expect(QueueWorker.Configuration(leaseDuration: .seconds(9)).heartbeatInterval == .seconds(3))
+    }
 }

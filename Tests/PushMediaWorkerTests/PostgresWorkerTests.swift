@@ -83,8 +83,9 @@ struct PostgresWorkerTests {
         let doneByFirst = Set(try await jobs(url, campaign: "kill").filter { $0.state == .succeeded }.map(\.id))
         #expect(doneByFirst.isSuperset(of: jobIDs(outcomes(first.error))) && doneByFirst.count >= 3)
 
-        // The killed worker's lease expires (5 s); the next worker rescues the job and finishes the batch.
-        let second = try BackgroundProcess(Support.pushmedia, base + ["--drain"], in: folder, name: "second")
+        // The killed worker's lease expires (5 s); the next worker, which looks for expired leases once
+        // per lease of its own (5 s), rescues the job and finishes the batch.
+        let second = try BackgroundProcess(Support.pushmedia, base + ["--lease-seconds", "5", "--drain"], in: folder, name: "second")
         let status = await second.exitStatus(within: 300)
         #expect(status == 0, "\(second.error)")
         let done = try await jobs(url, campaign: "kill")
