@@ -71,12 +71,11 @@ public struct QueuedBatch: Sendable {
         }
         // A file replaced since its job finished is processed again.
         let stale = earlier.filter { job in
-            guard job.state.isTerminal, job.profile == profileKey, let finished = job.finishedAt else { return false }
+            guard job.state.isTerminal, job.profile == profileKey else { return false }
             let path = inputDirectory.appendingPathComponent(job.source).path
-            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date else {
-                return false
-            }
-            return modified > finished
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return false }
+            return Self.sourceChanged(
+                job: job, size: (attributes[.size] as? NSNumber)?.intValue, modified: attributes[.modificationDate] as? Date)
         }
         if !stale.isEmpty { _ = try await queue.requeue(jobIDs: stale.map(\.id), reason: "the source changed after the job finished") }
 
@@ -109,6 +108,17 @@ public struct QueuedBatch: Sendable {
         let manifest = ManifestAssembler.manifest(from: finished, baseURL: baseURL)
         try OutputStore.writeAtomically(manifest.jsonData(), to: outputDirectory.appendingPathComponent(BatchProcessor.manifestName))
         return manifest
+    }
+
+    /// Whether a finished job's source file changed since: modified after the job finished, or,
+    /// like rsync's quick check, a size other than the bytes the job read (a replacement unpacked
+    /// from an archive or copied with `cp -p` keeps an older modification time).
+    static func sourceChanged(job: Job, size: Int?, modified: Date?) -> Bool {
+        guard job.state.isTerminal else { return false }
+        if let modified, let finished = job.finishedAt, modified > finished { return true }
+        let read = job.result.flatMap { try? Item.decode(from: $0) }?.sourceBytes
+        if let size, let read, size != read { return true }
+        return false
     }
 
     /// Counts finished items from any task.

@@ -59,7 +59,7 @@ struct ProcessResumeTests {
         #expect(second.error.split(separator: "\n").filter { $0.hasPrefix("[") }.count == count)
     }
 
-    @Test("a file replaced after its job finished is processed again on the next run")
+    @Test("a file replaced after its job finished is processed again on the next run, also with an older modification time")
     func changedFileIsRedone() async throws {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(2, size: "640x480", in: folder)
@@ -76,6 +76,20 @@ struct ProcessResumeTests {
         let second = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
         #expect(first.item(source: "img001.jpg")?.sourceSHA256 != second.item(source: "img001.jpg")?.sourceSHA256)
         #expect(second.item(source: "img001.jpg")?.sourceSHA256 == second.item(source: "img002.jpg")?.sourceSHA256)
+
+        // Replace img002.jpg by a file of another size with a modification time a day old, as
+        // unpacking an archive or `cp -p` leaves it.
+        let two = input.appendingPathComponent("img002.jpg")
+        let other = try await Support.images(1, size: "320x240", in: folder.appendingPathComponent("other"))
+        try FileManager.default.removeItem(at: two)
+        try FileManager.default.copyItem(at: other.appendingPathComponent("img001.jpg"), to: two)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-86_400)], ofItemAtPath: two.path)
+        #expect(try await Support.run(Support.pushmedia, arguments, in: folder).status == 0)
+        let third = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let replaced = try #require(third.item(source: "img002.jpg"))
+        #expect(replaced.sourceBytes == (try FileManager.default.attributesOfItem(atPath: two.path)[.size] as? NSNumber)?.intValue)
+        #expect(replaced.sourceSHA256 != second.item(source: "img002.jpg")?.sourceSHA256)
+        #expect(replaced.attachment(.expanded)?.width == 320, "the expanded image comes from the 320×240 replacement")
     }
 
     @Test("two process runs on one output folder: the second is refused while the first holds it")
