@@ -20,7 +20,8 @@ public struct MediaJobHandler: Sendable {
     public var outputDirectory: URL
     public var queue: any JobQueue
     public var fetcher: SourceFetcher?
-    /// Called after each job with its item (progress reporting).
+    /// Called once per job with its final item (progress reporting): not for an attempt that
+    /// failed in a way the queue will retry, only for the last one.
     public var onItem: (@Sendable (Item) -> Void)?
     var logger: Logger
 
@@ -38,7 +39,8 @@ public struct MediaJobHandler: Sendable {
 
     public func handle(_ job: Job) async throws -> JobOutcome {
         let item = try await item(for: job)
-        onItem?(item)
+        let retried = item.status != .ok && MediaJobError.transientCodes.contains(item.error?.code ?? .internalError)
+        if !retried || job.attempts >= job.maxAttempts { onItem?(item) }
         Counter(label: "pushmedia_bytes_in_total").increment(by: item.sourceBytes ?? 0)
         Counter(label: "pushmedia_bytes_out_total").increment(by: item.attachments.reduce(0) { $0 + $1.bytes })
         if item.error?.code == .overBudget {
@@ -84,6 +86,7 @@ public struct MediaJobHandler: Sendable {
     }
 
     private func process(path: String, job: Job, profile: Profile) async throws -> Item {
+        if let error = InputFile.specialFileError(at: path, source: job.source) { return .failed(source: job.source, error: error) }
         // Identical bytes under the same profile were processed before: reuse their item when
         // its files are still in the output folder.
         let hash = try? ContentHash.sha256(ofFileAt: URL(fileURLWithPath: path)).sha256

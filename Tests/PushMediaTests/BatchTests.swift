@@ -86,6 +86,18 @@ struct BatchTests {
         #expect(sources == ["a/b/c.jpg", "z.png"])
     }
 
+    @Test("special files and broken links are listed (they fail later, but are not lost); links to folders are not followed")
+    func scanningSpecialFiles() throws {
+        let folder = try Fixtures.temporaryFolder()
+        try Data([1]).write(to: folder.appendingPathComponent("a.jpg"))
+        #expect(mkfifo(folder.appendingPathComponent("pipe.jpg").path, 0o644) == 0)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("gone.jpg").path, withDestinationPath: "/nonexistent")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("sub/loop").path, withDestinationPath: "..")
+        let sources = try InputScanner.files(in: folder).map(\.source)
+        #expect(sources == ["a.jpg", "gone.jpg", "pipe.jpg"])
+    }
+
     @Test("atomic writes leave no temporary files and replace the target whole")
     func atomicWrite() throws {
         let folder = try Fixtures.temporaryFolder()

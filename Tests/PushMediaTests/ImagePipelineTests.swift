@@ -191,6 +191,17 @@ struct ImagePipelineTests {
         #expect(item.error?.message.contains("broken symbolic link") == true)
     }
 
+    @Test("a named pipe fails at once as not a regular file (opening it would wait for a writer)")
+    func namedPipe() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let pipe = folder.appendingPathComponent("live.jpg")
+        #expect(mkfifo(pipe.path, 0o644) == 0)
+        let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: folder))
+            .process(InputFile(path: pipe.path, source: "live.jpg"))
+        #expect(item.status == .failed && item.error?.code == .unsupportedType)
+        #expect(item.error?.message == "live.jpg is not a regular file but a named pipe")
+    }
+
     @Test("the type comes from the bytes: a PNG named .jpg is processed as PNG")
     func misnamed() throws {
         let folder = try Fixtures.temporaryFolder()

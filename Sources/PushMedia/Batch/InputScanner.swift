@@ -1,7 +1,8 @@
 import Foundation
 
 /// Lists the files of an input folder: recursively, hidden files and folders skipped, sorted,
-/// never descending into the output folder.
+/// never descending into the output folder or following links to folders. Special files (named
+/// pipes, sockets, devices) are listed too, and fail as not regular files.
 public enum InputScanner {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -33,9 +34,10 @@ public enum InputScanner {
                 if type == S_IFDIR {
                     if excludedPaths.contains(url.standardizedFileURL.path) { continue }
                     try walk(url, relative)
-                } else if type == S_IFREG || type == S_IFLNK {
-                    // Links to folders are not followed (no loops); links to files, even broken
-                    // ones, are inputs (a broken one fails as unreadable, but is not lost).
+                } else {
+                    // Links to folders are not followed (no loops). Everything else is an input,
+                    // so it is not lost: a broken link fails as unreadable, a named pipe, socket
+                    // or device as not a regular file.
                     var target = stat()
                     if type == S_IFLNK, stat(url.path, &target) == 0, target.st_mode & S_IFMT == S_IFDIR { continue }
                     out.append(InputFile(path: url.path, source: relative))

@@ -8,6 +8,7 @@ struct ReadSourceStep: PipelineStep {
     var usesLibVips: Bool { false }
 
     func run(_ context: ProcessingContext) throws {
+        if let error = InputFile.specialFileError(at: context.input.path, source: context.input.source) { throw error }
         guard let handle = FileHandle(forReadingAtPath: context.input.path) else {
             throw ItemError(.unreadableInput, "cannot open \(context.input.source): \(describeOpenFailure(context.input.path))")
         }
