@@ -96,7 +96,7 @@ extension QueueWorker {
     /// The job error recorded for a thrown error.
     static func jobError(from error: any Error) -> JobError {
         if let queueError = error as? any QueueJobError {
-            return JobError(code: queueError.code, message: "\(error)")
+            return JobError(code: queueError.code, message: queueError.message)
         }
         if error is CancellationError {
             return JobError(code: "cancelled", message: "the handler was cancelled")

@@ -11,7 +11,8 @@ struct QueueWorkerTests {
     struct Flaky: QueueJobError, CustomStringConvertible {
         var code = "origin_unavailable"
         var isPermanent = false
-        var description: String { "origin unavailable" }
+        var message: String { "origin unavailable" }
+        var description: String { "\(code): \(message)" }
     }
 
     static func quietLogger() -> Logger {
@@ -74,6 +75,7 @@ struct QueueWorkerTests {
             #expect(flaky.attempts == 3 && flaky.errorHistory.count == 2)
             let hopeless = try #require(jobs.first { $0.source == "hopeless" })
             #expect(hopeless.state == .dead && hopeless.lastError?.code == "origin_unavailable")
+            #expect(hopeless.lastError?.message == "origin unavailable", "the message is stored without the code")
             #expect(jobs.first { $0.source == "permanent-throw" }?.lastError?.code == "unsupported_format")
             #expect(jobs.first { $0.source == "ok3" }?.result == Data(json: #"{"source":"ok3"}"#))
             #expect(try await queue.counts(campaign: "other")[.queued] == 1, "another campaign is not claimed")

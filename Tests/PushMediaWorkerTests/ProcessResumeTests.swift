@@ -105,6 +105,28 @@ struct ProcessResumeTests {
         #expect(status == 0, "\(first.error)")
     }
 
+    @Test("a broken link and a named pipe are failed items; a retried failure is shown once, its message without the code")
+    func unreadableInputs() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(1, size: "640x480", in: folder)
+        try FileManager.default.createSymbolicLink(
+            atPath: input.appendingPathComponent("gone.jpg").path, withDestinationPath: "/nonexistent/gone.jpg")
+        #expect(mkfifo(input.appendingPathComponent("pipe.jpg").path, 0o644) == 0)
+        let out = folder.appendingPathComponent("out")
+        let run = try await Support.run(Support.pushmedia, ["process", input.path, "--out", out.path], in: folder, timeout: 120)
+        #expect(run.status == 1, "\(run.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.map(\.source) == ["gone.jpg", "img001.jpg", "pipe.jpg"])
+        let gone = try #require(manifest.item(source: "gone.jpg"))
+        #expect(gone.error?.code == .unreadableInput)
+        #expect(gone.error?.message == "cannot open gone.jpg: broken symbolic link (gave up after 3 attempts)")
+        #expect(manifest.item(source: "pipe.jpg")?.error?.code == .unsupportedType)
+        #expect(manifest.item(source: "img001.jpg")?.status == .ok)
+        // The link is tried three times, but the progress shows each file once: [1/3] … [3/3].
+        let progress = run.error.split(separator: "\n").filter { $0.hasPrefix("[") }
+        #expect(progress.map { $0.prefix(5) }.sorted() == ["[1/3]", "[2/3]", "[3/3]"], "\(progress)")
+    }
+
     /// Reads a queue's jobs.
     func jobs(path: String, campaign: String) async throws -> [Job] {
         let queue = try SQLiteJobQueue(path: path)
