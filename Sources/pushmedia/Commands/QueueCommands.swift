@@ -94,7 +94,7 @@ struct EnqueueCommand: AsyncParsableCommand {
             print(String(decoding: try jsonEncoder().encode(rows), as: UTF8.self))
         } else {
             let fresh = enqueued.filter { $0.state == .queued && $0.attempts == 0 }.count
-            print("campaign \(campaign): \(enqueued.count) jobs (\(fresh) waiting to run, \(enqueued.count - fresh) already known)")
+            print("campaign \(campaign): \(enqueued.count) job\(enqueued.count == 1 ? "" : "s") (\(fresh) waiting to run, \(enqueued.count - fresh) already known)")
         }
     }
 }
@@ -217,7 +217,7 @@ struct RetryCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = global.bootstrapLogging()
         let count = try await withQueue(queue, logger: logger, doing: "cannot re-queue") { try await $0.retryDead(campaign: campaign) }
-        print("campaign \(campaign): \(count) dead jobs re-queued")
+        print("campaign \(campaign): \(count) dead job\(count == 1 ? "" : "s") re-queued")
     }
 }
 
