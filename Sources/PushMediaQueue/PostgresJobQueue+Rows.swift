@@ -47,14 +47,6 @@ extension PostgresJobQueue {
         return jobs
     }
 
-    static func apply(_ machine: JobStateMachine, _ transition: JobTransition, to job: Job, at now: Date) throws -> Job {
-        do {
-            return try machine.apply(transition, to: job, at: now)
-        } catch {
-            throw JobQueueError(error)
-        }
-    }
-
     static func writeBack(_ job: Job, names: PostgresQueueNames, connection: PostgresConnection, logger: Logger) async throws {
         let history = try JobNoteCoding.encode(job.errorHistory)
         let result = job.result.map { ByteBuffer(bytes: $0) }
@@ -68,8 +60,9 @@ extension PostgresJobQueue {
             """, logger: logger)
     }
 
-    /// Locks a job row, applies a transition and writes it back in one transaction.
-    func transition(_ id: JobID, _ transition: JobTransition, notify: Bool = false) async throws -> Job {
+    /// Locks a job row, applies a transition and writes it back in one transaction; with
+    /// `wakingWorkers`, listening workers get a NOTIFY in the same transaction.
+    func transition(_ id: JobID, _ transition: JobTransition, wakingWorkers: Bool) async throws -> Job {
         let now = options.clock.now()
         let names = self.names
         let logger = self.logger
@@ -82,7 +75,7 @@ extension PostgresJobQueue {
                 guard let job = try await Self.decodeJobs(rows).first else { throw JobQueueError.jobNotFound(id) }
                 let next = try Self.apply(machine, transition, to: job, at: now)
                 try await Self.writeBack(next, names: names, connection: connection, logger: logger)
-                if notify {
+                if wakingWorkers {
                     try await connection.query("SELECT pg_notify(\(names.channel), '')", logger: logger)
                 }
                 return next

@@ -12,7 +12,7 @@ import PostgresNIO
 ///   LISTENs on it (one dedicated connection, opened on first use), with the timeout as polling fallback.
 /// - Tables (and the channel) are named with a prefix (default `pushmedia_`) in an optional schema;
 ///   versioned migrations run at open under `pg_advisory_xact_lock`, each once, in a transaction.
-public final class PostgresJobQueue: JobQueue {
+public final class PostgresJobQueue: TransitioningJobQueue {
     /// Where the queue lives.
     public let configuration: PostgresQueueConfiguration
     let client: PostgresClient
@@ -155,34 +155,7 @@ public final class PostgresJobQueue: JobQueue {
         return jobs.sorted { ($0.runAt, $0.id) < ($1.runAt, $1.id) }
     }
 
-    // MARK: Lease holder
-
-    public func heartbeat(jobID: JobID, owner: String, leaseDuration: Duration) async throws -> Bool {
-        let expiry = options.clock.now().adding(leaseDuration)
-        do {
-            _ = try await transition(jobID, .heartbeat(owner: owner, leaseExpiresAt: expiry))
-            return true
-        } catch JobQueueError.leaseLost, JobQueueError.jobNotFound {
-            return false
-        }
-    }
-
-    public func complete(jobID: JobID, owner: String, result: Data) async throws -> Job {
-        try await transition(jobID, .succeed(owner: owner, result: result))
-    }
-
-    public func fail(jobID: JobID, owner: String, error: JobError, result: Data?) async throws -> Job {
-        try await transition(jobID, .failPermanently(owner: owner, error: error, result: result))
-    }
-
-    public func failTransiently(jobID: JobID, owner: String, error: JobError, retryDelay: Duration) async throws -> Job {
-        let retryAt = options.clock.now().adding(retryDelay)
-        return try await transition(jobID, .failTransiently(owner: owner, error: error, retryAt: retryAt))
-    }
-
-    public func release(jobID: JobID, owner: String) async throws -> Job {
-        try await transition(jobID, .release(owner: owner), notify: true)
-    }
+    // The lease-holder operations (heartbeat, complete, fail, release) are in JobQueue+LeaseHolder.swift.
 
     // MARK: Maintenance
 

@@ -16,11 +16,12 @@ extension SQLiteJobQueue {
         }
     }
 
-    /// Reads a job, applies a transition and writes it back in one transaction.
-    func transition(_ id: JobID, _ transition: JobTransition) async throws -> Job {
+    /// Reads a job, applies a transition and writes it back in one transaction; with
+    /// `wakingWorkers`, this process' idle workers are woken after the commit.
+    func transition(_ id: JobID, _ transition: JobTransition, wakingWorkers: Bool) async throws -> Job {
         let now = options.clock.now()
         let machine = self.machine
-        return try await writeImmediate { db in
+        let job = try await writeImmediate { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM jobs WHERE id = ?", arguments: [id]) else {
                 throw JobQueueError.jobNotFound(id)
             }
@@ -28,14 +29,8 @@ extension SQLiteJobQueue {
             try Self.writeBack(next, db)
             return next
         }
-    }
-
-    static func apply(_ machine: JobStateMachine, _ transition: JobTransition, to job: Job, at now: Date) throws -> Job {
-        do {
-            return try machine.apply(transition, to: job, at: now)
-        } catch {
-            throw JobQueueError(error)
-        }
+        if wakingWorkers { wake.signal() }
+        return job
     }
 
     static func writeBack(_ job: Job, _ db: Database) throws {

@@ -6,7 +6,7 @@ import GRDB
 /// Claims run as a single `UPDATE … RETURNING` inside an IMMEDIATE transaction, so claimers in
 /// other processes sharing the file are excluded too. ``waitForWork(timeout:)`` polls (it wakes
 /// early only for work added through this same instance).
-public final class SQLiteJobQueue: JobQueue {
+public final class SQLiteJobQueue: TransitioningJobQueue {
     /// The database file.
     public let path: String
     let pool: DatabasePool
@@ -111,36 +111,7 @@ public final class SQLiteJobQueue: JobQueue {
         return jobs.sorted { ($0.runAt, $0.id) < ($1.runAt, $1.id) }
     }
 
-    // MARK: Lease holder
-
-    public func heartbeat(jobID: JobID, owner: String, leaseDuration: Duration) async throws -> Bool {
-        let expiry = options.clock.now().adding(leaseDuration)
-        do {
-            _ = try await transition(jobID, .heartbeat(owner: owner, leaseExpiresAt: expiry))
-            return true
-        } catch JobQueueError.leaseLost, JobQueueError.jobNotFound {
-            return false
-        }
-    }
-
-    public func complete(jobID: JobID, owner: String, result: Data) async throws -> Job {
-        try await transition(jobID, .succeed(owner: owner, result: result))
-    }
-
-    public func fail(jobID: JobID, owner: String, error: JobError, result: Data?) async throws -> Job {
-        try await transition(jobID, .failPermanently(owner: owner, error: error, result: result))
-    }
-
-    public func failTransiently(jobID: JobID, owner: String, error: JobError, retryDelay: Duration) async throws -> Job {
-        let retryAt = options.clock.now().adding(retryDelay)
-        return try await transition(jobID, .failTransiently(owner: owner, error: error, retryAt: retryAt))
-    }
-
-    public func release(jobID: JobID, owner: String) async throws -> Job {
-        let job = try await transition(jobID, .release(owner: owner))
-        wake.signal()
-        return job
-    }
+    // The lease-holder operations (heartbeat, complete, fail, release) are in JobQueue+LeaseHolder.swift.
 
     // MARK: Maintenance
 
