@@ -25,9 +25,32 @@ _pg_as_postgres() {
   fi
 }
 
-# _pg_psql SQL: runs one statement as the superuser, printing only tuples.
+# _pg_psql PORT SQL: runs one statement as the superuser on the cluster at PORT, printing only tuples.
 _pg_psql() {
-  (cd / && _pg_as_postgres psql -X -q -t -A -v ON_ERROR_STOP=1 -d postgres -c "$1")
+  (cd / && _pg_as_postgres psql -X -q -t -A -v ON_ERROR_STOP=1 -p "$1" -d postgres -c "$2")
+}
+
+# _pg_wait_ready PORT: waits (30 s at most) until the cluster at PORT accepts connections.
+_pg_wait_ready() {
+  local tries=0
+  until pg_isready -q -h 127.0.0.1 -p "$1"; do
+    tries=$((tries + 1))
+    if ((tries > 60)); then echo "error: PostgreSQL did not become ready on port $1" >&2; return 1; fi
+    sleep 0.5
+  done
+}
+
+# _pg_ensure_test_database PORT: creates the test role and the database it owns on the cluster at
+# PORT, each only when missing.
+_pg_ensure_test_database() {
+  if [[ $(_pg_psql "$1" "SELECT 1 FROM pg_roles WHERE rolname = '$PUSHMEDIA_PG_ROLE'") != 1 ]]; then
+    _pg_psql "$1" "CREATE ROLE $PUSHMEDIA_PG_ROLE LOGIN PASSWORD '$PUSHMEDIA_PG_PASSWORD'" \
+      || { echo "error: could not create role $PUSHMEDIA_PG_ROLE on port $1" >&2; return 1; }
+  fi
+  if [[ $(_pg_psql "$1" "SELECT 1 FROM pg_database WHERE datname = '$PUSHMEDIA_PG_DATABASE'") != 1 ]]; then
+    _pg_psql "$1" "CREATE DATABASE $PUSHMEDIA_PG_DATABASE OWNER $PUSHMEDIA_PG_ROLE" \
+      || { echo "error: could not create database $PUSHMEDIA_PG_DATABASE on port $1" >&2; return 1; }
+  fi
 }
 
 ensure_postgres() {
@@ -53,21 +76,8 @@ ensure_postgres() {
       || { echo "error: could not start cluster $version/$cluster (see /var/log/postgresql/)" >&2; return 1; }
   fi
 
-  local tries=0
-  until pg_isready -q -h 127.0.0.1 -p "$port"; do
-    tries=$((tries + 1))
-    if ((tries > 60)); then echo "error: PostgreSQL did not become ready on port $port" >&2; return 1; fi
-    sleep 0.5
-  done
-
-  if [[ $(_pg_psql "SELECT 1 FROM pg_roles WHERE rolname = '$PUSHMEDIA_PG_ROLE'") != 1 ]]; then
-    _pg_psql "CREATE ROLE $PUSHMEDIA_PG_ROLE LOGIN PASSWORD '$PUSHMEDIA_PG_PASSWORD'" \
-      || { echo "error: could not create role $PUSHMEDIA_PG_ROLE" >&2; return 1; }
-  fi
-  if [[ $(_pg_psql "SELECT 1 FROM pg_database WHERE datname = '$PUSHMEDIA_PG_DATABASE'") != 1 ]]; then
-    _pg_psql "CREATE DATABASE $PUSHMEDIA_PG_DATABASE OWNER $PUSHMEDIA_PG_ROLE" \
-      || { echo "error: could not create database $PUSHMEDIA_PG_DATABASE" >&2; return 1; }
-  fi
+  _pg_wait_ready "$port" || return 1
+  _pg_ensure_test_database "$port" || return 1
 
   export PUSHMEDIA_TEST_POSTGRES_URL="postgres://$PUSHMEDIA_PG_ROLE:$PUSHMEDIA_PG_PASSWORD@127.0.0.1:$port/$PUSHMEDIA_PG_DATABASE"
   echo "==> PostgreSQL ready: $PUSHMEDIA_TEST_POSTGRES_URL" >&2
@@ -90,19 +100,8 @@ ensure_postgres_restartable() {
   if [[ $status != online* ]]; then
     _pg_as_root pg_ctlcluster "$version" "$name" start || { echo "error: could not start $version/$name" >&2; return 1; }
   fi
-  local tries=0
-  until pg_isready -q -h 127.0.0.1 -p "$port"; do
-    tries=$((tries + 1))
-    if ((tries > 60)); then echo "error: cluster $name did not become ready on port $port" >&2; return 1; fi
-    sleep 0.5
-  done
-  local psql=(psql -X -q -t -A -v ON_ERROR_STOP=1 -p "$port" -d postgres -c)
-  if [[ $( (cd / && _pg_as_postgres "${psql[@]}" "SELECT 1 FROM pg_roles WHERE rolname = '$PUSHMEDIA_PG_ROLE'")) != 1 ]]; then
-    (cd / && _pg_as_postgres "${psql[@]}" "CREATE ROLE $PUSHMEDIA_PG_ROLE LOGIN PASSWORD '$PUSHMEDIA_PG_PASSWORD'") || return 1
-  fi
-  if [[ $( (cd / && _pg_as_postgres "${psql[@]}" "SELECT 1 FROM pg_database WHERE datname = '$PUSHMEDIA_PG_DATABASE'")) != 1 ]]; then
-    (cd / && _pg_as_postgres "${psql[@]}" "CREATE DATABASE $PUSHMEDIA_PG_DATABASE OWNER $PUSHMEDIA_PG_ROLE") || return 1
-  fi
+  _pg_wait_ready "$port" || return 1
+  _pg_ensure_test_database "$port" || return 1
   export PUSHMEDIA_TEST_POSTGRES_RESTART_URL="postgres://$PUSHMEDIA_PG_ROLE:$PUSHMEDIA_PG_PASSWORD@127.0.0.1:$port/$PUSHMEDIA_PG_DATABASE"
   export PUSHMEDIA_TEST_POSTGRES_RESTART_CLUSTER="$version $name"
   echo "==> PostgreSQL (restartable) ready: $PUSHMEDIA_TEST_POSTGRES_RESTART_URL" >&2
