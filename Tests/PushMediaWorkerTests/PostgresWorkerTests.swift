@@ -7,13 +7,6 @@ import Testing
 /// PUSHMEDIA_TEST_POSTGRES_URL (scripts/test starts a server); in CI a missing database fails.
 @Suite("Workers on PostgreSQL", .enabled(if: Support.postgresConfigured, "PUSHMEDIA_TEST_POSTGRES_URL is not set (run scripts/test)"))
 struct PostgresWorkerTests {
-    func jobs(_ url: String, campaign: String) async throws -> [Job] {
-        let queue = try await JobQueueFactory.open(url: url)
-        let jobs = try await queue.jobs(campaign: campaign)
-        await queue.close()
-        return jobs
-    }
-
     /// The job ids named by log lines.
     func jobIDs(_ lines: [Substring]) -> Set<JobID> {
         Set(lines.compactMap { line in
@@ -44,7 +37,7 @@ struct PostgresWorkerTests {
         let statusB = await b.exitStatus(within: 300)
         #expect(statusA == 0 && statusB == 0, "\(a.error)\n\(b.error)")
 
-        let done = try await jobs(url, campaign: "shared")
+        let done = try await Support.jobs(url, campaign: "shared")
         #expect(done.count == 20 && done.allSatisfy { $0.state == .succeeded && $0.attempts == 1 }, "\(done.map { "\($0.source) \($0.state) \($0.attempts)" })")
         let (byA, byB) = (outcomes(a.error).count, outcomes(b.error).count)
         #expect(byA + byB == 20, "a did \(byA), b did \(byB)")
@@ -80,7 +73,7 @@ struct PostgresWorkerTests {
         _ = await first.exitStatus(within: 10)
         // What the killed worker finished, from the queue (a job can be stored as done a moment
         // before its log line is written); every line it logged is among them.
-        let doneByFirst = Set(try await jobs(url, campaign: "kill").filter { $0.state == .succeeded }.map(\.id))
+        let doneByFirst = Set(try await Support.jobs(url, campaign: "kill").filter { $0.state == .succeeded }.map(\.id))
         #expect(doneByFirst.isSuperset(of: jobIDs(outcomes(first.error))) && doneByFirst.count >= 3)
 
         // The killed worker's lease expires (5 s); the next worker, which looks for expired leases once
@@ -88,7 +81,7 @@ struct PostgresWorkerTests {
         let second = try BackgroundProcess(Support.pushmedia, base + ["--lease-seconds", "5", "--drain"], in: folder, name: "second")
         let status = await second.exitStatus(within: 300)
         #expect(status == 0, "\(second.error)")
-        let done = try await jobs(url, campaign: "kill")
+        let done = try await Support.jobs(url, campaign: "kill")
         #expect(done.count == 10 && done.allSatisfy { $0.state == .succeeded }, "\(done.map { "\($0.source) \($0.state)" })")
         let doneBySecond = jobIDs(outcomes(second.error))
         #expect(doneByFirst.isDisjoint(with: doneBySecond) && doneByFirst.union(doneBySecond) == Set(done.map(\.id)),
@@ -126,7 +119,7 @@ struct PostgresWorkerTests {
         var finished: [Job] = []
         let deadline = Date().addingTimeInterval(240)
         while Date() < deadline {
-            finished = (try? await jobs(url, campaign: "restart")) ?? []
+            finished = (try? await Support.jobs(url, campaign: "restart")) ?? []
             if finished.count == 16 && finished.allSatisfy({ $0.state.isTerminal }) { break }
             try await Task.sleep(for: .milliseconds(500))
         }

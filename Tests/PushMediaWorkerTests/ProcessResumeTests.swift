@@ -24,7 +24,7 @@ struct ProcessResumeTests {
         let end = Date().addingTimeInterval(120)
         while !started, Date() < end, first.process.isRunning {
             if FileManager.default.fileExists(atPath: queuePath),
-                let now = try? await jobs(path: queuePath, campaign: campaign) {
+                let now = try? await Support.jobs("sqlite:" + queuePath, campaign: campaign) {
                 started = now.filter { $0.state == .succeeded }.count >= 4
             }
             if !started { try await Task.sleep(for: .milliseconds(100)) }
@@ -35,7 +35,7 @@ struct ProcessResumeTests {
         #expect(first.process.terminationReason == .uncaughtSignal)
 
         // What the killed run had finished, read from the queue file itself.
-        let before = try await jobs(path: queuePath, campaign: campaign)
+        let before = try await Support.jobs("sqlite:" + queuePath, campaign: campaign)
         let finishedBefore = before.filter { $0.state == .succeeded }
         #expect(finishedBefore.count >= 4 && finishedBefore.count < count, "\(finishedBefore.count) finished before the kill")
         #expect(before.contains { $0.state == .running } || finishedBefore.count + before.filter { $0.state == .queued }.count == count)
@@ -46,7 +46,7 @@ struct ProcessResumeTests {
         #expect(manifest.items.map(\.source) == (1...count).map { String(format: "img%03d.jpg", $0) })
         #expect(manifest.items.allSatisfy { $0.status == .ok && $0.attachments.count == 2 })
 
-        let after = try await jobs(path: queuePath, campaign: campaign)
+        let after = try await Support.jobs("sqlite:" + queuePath, campaign: campaign)
         #expect(after.count == count && after.allSatisfy { $0.state == .succeeded })
         for job in finishedBefore {
             let again = try #require(after.first { $0.id == job.id })
@@ -125,13 +125,5 @@ struct ProcessResumeTests {
         // The link is tried three times, but the progress shows each file once: [1/3] … [3/3].
         let progress = run.error.split(separator: "\n").filter { $0.hasPrefix("[") }
         #expect(progress.map { $0.prefix(5) }.sorted() == ["[1/3]", "[2/3]", "[3/3]"], "\(progress)")
-    }
-
-    /// Reads a queue's jobs.
-    func jobs(path: String, campaign: String) async throws -> [Job] {
-        let queue = try SQLiteJobQueue(path: path)
-        let jobs = try await queue.jobs(campaign: campaign)
-        await queue.close()
-        return jobs
     }
 }

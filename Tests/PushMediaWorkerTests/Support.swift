@@ -1,4 +1,5 @@
 import Foundation
+import PushMediaQueue
 import Testing
 
 /// A `pushmedia` (or other) process running in the background: its output is collected into
@@ -120,6 +121,14 @@ struct SupportError: Error, CustomStringConvertible {
 }
 
 extension Support {
+    /// A campaign's jobs, read from the queue at `url` (e.g. `sqlite:PATH`, `postgres://…`).
+    static func jobs(_ url: String, campaign: String) async throws -> [Job] {
+        let queue = try await JobQueueFactory.open(url: url)
+        let jobs = try await queue.jobs(campaign: campaign)
+        await queue.close()
+        return jobs
+    }
+
     /// Runs a program with posix_spawn and waits for it on a thread of its own. For programs that
     /// leave a daemon behind (`pg_ctlcluster restart`): Foundation's Process reports a child running
     /// while any process still holds its status socket, so neither the program nor its daemon may
