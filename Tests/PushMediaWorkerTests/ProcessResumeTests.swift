@@ -126,4 +126,30 @@ struct ProcessResumeTests {
         let progress = run.error.split(separator: "\n").filter { $0.hasPrefix("[") }
         #expect(progress.map { $0.prefix(5) }.sorted() == ["[1/3]", "[2/3]", "[3/3]"], "\(progress)")
     }
+
+    @Test("a subfolder that cannot be listed is a failed item (unreadable_input); the rest is processed")
+    func unlistableSubfolder() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(1, size: "640x480", in: folder)
+        let sub = input.appendingPathComponent("sub")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: input.appendingPathComponent("img001.jpg"), to: sub.appendingPathComponent("hidden.jpg"))
+        let out = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        for (url, mode) in [(folder, 0o755), (out, 0o777), (sub, 0o000)] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
+        }
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sub.path) }
+        // Root lists any folder: run as nobody then, so the permission bits count.
+        let asNobody = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        let command = asNobody + [Support.pushmedia, "process", input.path, "--out", out.path]
+        let run = try await Support.run(command[0], Array(command.dropFirst()), in: folder, timeout: 120)
+        #expect(run.status == 1, "\(run.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.map(\.source) == ["img001.jpg", "sub"])
+        #expect(manifest.item(source: "img001.jpg")?.status == .ok)
+        let failed = try #require(manifest.item(source: "sub"))
+        #expect(failed.error?.code == .unreadableInput)
+        #expect(failed.error?.message.hasPrefix("sub is a folder that cannot be listed: Permission denied") == true, "\(failed.error?.message ?? "")")
+    }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Lists the files of an input folder: recursively, hidden files and folders skipped, sorted,
 /// never descending into the output folder or following links to folders. Special files (named
-/// pipes, sockets, devices) are listed too, and fail as not regular files.
+/// pipes, sockets, devices) are listed too, and fail as not regular files; so is a subfolder that
+/// cannot be listed, which fails as unreadable.
 public enum InputScanner {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -23,7 +24,13 @@ public enum InputScanner {
             do {
                 names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             } catch {
-                throw Failure(description: "cannot list \(folder.path): \(error.localizedDescription)")
+                guard !prefix.isEmpty else {
+                    throw Failure(description: "cannot list \(folder.path): \(error.localizedDescription)")
+                }
+                // A subfolder that cannot be listed is an input of its own, so the manifest
+                // says so (unreadable_input) instead of the whole run stopping.
+                out.append(InputFile(path: folder.path, source: prefix))
+                return
             }
             for name in names.sorted() where !name.hasPrefix(".") {
                 let url = folder.appendingPathComponent(name)
