@@ -140,9 +140,14 @@ struct ProcessResumeTests {
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
         }
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sub.path) }
-        // Root lists any folder: run as nobody then, so the permission bits count.
-        let asNobody = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
-        let command = asNobody + [Support.pushmedia, "process", input.path, "--out", out.path]
+        // Root lists any folder: run as nobody then, so the permission bits count (with a copy of
+        // the binary in the temporary folder, which nobody can reach wherever the clone is).
+        var command = [Support.pushmedia, "process", input.path, "--out", out.path]
+        if getuid() == 0 {
+            let binary = folder.appendingPathComponent("pushmedia")
+            try FileManager.default.copyItem(atPath: Support.pushmedia, toPath: binary.path)
+            command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + command.dropFirst()
+        }
         let run = try await Support.run(command[0], Array(command.dropFirst()), in: folder, timeout: 120)
         #expect(run.status == 1, "\(run.error)")
         let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
