@@ -46,6 +46,10 @@ struct EnqueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue",
         abstract: "Put files, folders (recursively) and http(s) URLs on the queue as jobs of a campaign.",
+        usage: """
+            pushmedia enqueue --queue <url> --campaign <id> [--root <dir>]
+                     [--profile <file>] [--max-attempts <n>] [--json] <sources> ...
+            """,
         discussion: "Enqueueing the same campaign + source + profile again returns the existing job, so re-running is safe."
     )
 
@@ -102,7 +106,9 @@ struct EnqueueCommand: AsyncParsableCommand {
 /// `pushmedia status`: counts by state and dead jobs.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show job counts by state per campaign, and dead jobs with their errors.")
+        commandName: "status",
+        abstract: "Show job counts, throughput and time left per campaign, and dead jobs.",
+        usage: "pushmedia status --queue <url> [--campaign <id>] [--json]")
 
     @OptionGroup var queue: QueueOption
 
@@ -123,21 +129,28 @@ struct StatusCommand: AsyncParsableCommand {
                 } else {
                     try await queue.countsByCampaign()
                 }
-            return (campaigns, try await queue.deadJobs(campaign: campaign))
+            var rates: [String: CampaignThroughput] = [:]
+            let now = Date()
+            for entry in campaigns {
+                let jobs = try await queue.jobs(campaign: entry.campaign)
+                let remaining = jobs.filter { !$0.state.isTerminal }.count
+                rates[entry.campaign] = .estimate(finishedAt: jobs.compactMap(\.finishedAt), remaining: remaining, now: now)
+            }
+            return (campaigns.map { ($0, rates[$0.campaign]!) }, try await queue.deadJobs(campaign: campaign))
         }
         if json {
             let report = StatusReport(
-                campaigns: campaigns.map { StatusReport.Campaign(campaign: $0.campaign, counts: $0.counts) },
+                campaigns: campaigns.map { StatusReport.Campaign(campaign: $0.0.campaign, counts: $0.0.counts, throughput: $0.1) },
                 dead: dead.map(JobRow.init))
             print(String(decoding: try jsonEncoder().encode(report), as: UTF8.self))
             return
         }
         if campaigns.isEmpty { print("no jobs") }
-        for entry in campaigns {
+        for (entry, throughput) in campaigns {
             let c = entry.counts
             print(
                 "\(entry.campaign): \(c.total) jobs: \(c[.queued]) queued, \(c[.running]) running, \(c[.retrying]) retrying, "
-                    + "\(c[.succeeded]) succeeded, \(c[.failed]) failed, \(c[.dead]) dead")
+                    + "\(c[.succeeded]) succeeded, \(c[.failed]) failed, \(c[.dead]) dead; \(throughput.description)")
         }
         for job in dead {
             print("  dead \(job.campaign) \(job.source): \(job.lastError?.description ?? "no error recorded") (\(job.attempts) attempts)")
@@ -149,11 +162,17 @@ struct StatusCommand: AsyncParsableCommand {
             var campaign: String
             var counts: [String: Int]
             var total: Int
+            /// Jobs finished per minute over the last 10 minutes, when known.
+            var perMinute: Double?
+            /// Estimated seconds until every job is finished, when known.
+            var secondsLeft: Double?
 
-            init(campaign: String, counts: JobCounts) {
+            init(campaign: String, counts: JobCounts, throughput: CampaignThroughput) {
                 self.campaign = campaign
                 self.counts = Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0.rawValue, counts[$0]) })
                 total = counts.total
+                perMinute = throughput.perMinute.map { ($0 * 10).rounded() / 10 }
+                secondsLeft = throughput.secondsLeft.map { $0.rounded() }
             }
         }
         var campaigns: [Campaign]
@@ -166,6 +185,10 @@ struct ManifestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "manifest",
         abstract: "Assemble a campaign's manifest.json from its job results.",
+        usage: """
+            pushmedia manifest --queue <url> --campaign <id> --out <file>
+                     [--base-url <url>]
+            """,
         discussion: "Exit status: 0 when every item is ok, 1 when some failed or are not processed yet (listed as not_processed), 2 on usage errors."
     )
 
@@ -205,7 +228,9 @@ struct ManifestCommand: AsyncParsableCommand {
 
 /// `pushmedia retry`: dead jobs back to queued.
 struct RetryCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "retry", abstract: "Re-queue a campaign's dead jobs (attempts reset).")
+    static let configuration = CommandConfiguration(
+        commandName: "retry", abstract: "Re-queue a campaign's dead jobs (attempts reset).",
+        usage: "pushmedia retry --queue <url> --campaign <id>")
 
     @OptionGroup var queue: QueueOption
 
