@@ -94,12 +94,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Media jobs on the queue: the job handler, campaigns (enqueue, drain, manifest), metrics.
+        // Media jobs on the queue: the job handler, the batch runner (`process`, and the library
+        // entry point), campaigns (enqueue, drain, manifest), metrics.
         .target(
             name: "PushMediaWorker",
             dependencies: [
                 "PushMedia",
                 "PushMediaModel",
+                "PushMediaPreview",
                 "PushMediaQueue",
                 "PushMediaFetch",
                 .product(name: "Logging", package: "swift-log"),

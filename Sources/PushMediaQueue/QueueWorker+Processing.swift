@@ -57,8 +57,7 @@ extension QueueWorker {
             metadata["state"] = "\(stored.state)"
             metrics.recordOutcome(stored.state.rawValue)
             metrics.recordDuration(elapsed, kind: kind)
-            let level: Logger.Level = stored.state == .succeeded ? .info : (stored.state == .retrying ? .warning : .error)
-            logger.log(level: level, "job \(stored.state)", metadata: metadata)
+            logger.log(level: Self.logLevel(for: stored.state), "job \(stored.state)", metadata: metadata)
         } catch JobQueueError.leaseLost {
             metadata["state"] = "lease_lost"
             metrics.recordOutcome("lease_lost")
@@ -90,6 +89,17 @@ extension QueueWorker {
                 if Task.isCancelled { return }
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
             }
+        }
+    }
+
+    /// How loudly a job's new state is logged. A job that succeeded or failed on its input is an
+    /// outcome the handler reports (the manifest and the queue keep it): debug. A retry is routine
+    /// (notice); a job that ran out of attempts may need an operator (warning).
+    static func logLevel(for state: JobState) -> Logger.Level {
+        switch state {
+        case .retrying: .notice
+        case .dead: .warning
+        default: .debug
         }
     }
 

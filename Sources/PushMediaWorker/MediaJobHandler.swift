@@ -22,12 +22,12 @@ public struct MediaJobHandler: Sendable {
     public var fetcher: SourceFetcher?
     /// Called once per job with its final item (progress reporting): not for an attempt that
     /// failed in a way the queue will retry, only for the last one.
-    public var onItem: (@Sendable (Item) -> Void)?
+    public var onItem: (@Sendable (FinishedItem) -> Void)?
     var logger: Logger
 
     public init(
         root: URL?, outputDirectory: URL, queue: any JobQueue, fetcher: SourceFetcher?,
-        logger: Logger = Logger(label: "pushmedia.worker"), onItem: (@Sendable (Item) -> Void)? = nil
+        logger: Logger = Logger(label: "pushmedia.worker"), onItem: (@Sendable (FinishedItem) -> Void)? = nil
     ) {
         self.root = root.map { $0.standardizedFileURL }
         self.outputDirectory = outputDirectory
@@ -38,11 +38,25 @@ public struct MediaJobHandler: Sendable {
     }
 
     public func handle(_ job: Job) async throws -> JobOutcome {
+        let started = ContinuousClock.now
         let item = try await item(for: job)
+        let elapsed = ContinuousClock.now - started
         let retried = item.status != .ok && MediaJobError.transientCodes.contains(item.error?.code ?? .internalError)
-        if !retried || job.attempts >= job.maxAttempts { onItem?(item) }
+        let bytesOut = item.attachments.reduce(0) { $0 + $1.bytes }
+        if !retried || job.attempts >= job.maxAttempts {
+            onItem?(FinishedItem(item: item, attempt: job.attempts, duration: elapsed))
+            // The operator's record of every finished job; a failed item is an outcome, not an
+            // error of the worker (its code is in the manifest and the queue).
+            var metadata: Logger.Metadata = [
+                "campaign": "\(job.campaign)", "source": "\(job.source)", "status": "\(item.status.rawValue)",
+                "attempt": "\(job.attempts)", "duration_ms": "\(elapsed.milliseconds)",
+                "bytes_in": "\(item.sourceBytes ?? 0)", "bytes_out": "\(bytesOut)",
+            ]
+            if let code = item.error?.code { metadata["error_code"] = "\(code)" }
+            logger.info("job finished", metadata: metadata)
+        }
         Counter(label: "pushmedia_bytes_in_total").increment(by: item.sourceBytes ?? 0)
-        Counter(label: "pushmedia_bytes_out_total").increment(by: item.attachments.reduce(0) { $0 + $1.bytes })
+        Counter(label: "pushmedia_bytes_out_total").increment(by: bytesOut)
         if item.error?.code == .overBudget {
             Counter(label: "pushmedia_budget_failures_total", dimensions: [("kind", item.kind.rawValue)]).increment()
         }
@@ -106,4 +120,13 @@ public struct MediaJobHandler: Sendable {
         }
         return item
     }
+}
+
+/// A job's final item, as ``MediaJobHandler`` hands it to progress reporting.
+public struct FinishedItem: Sendable {
+    public var item: Item
+    /// The attempt that finished it (1 for the first).
+    public var attempt: Int
+    /// Time the handler spent on this attempt.
+    public var duration: Duration
 }

@@ -2,13 +2,27 @@ import Foundation
 import Logging
 import PushMedia
 import PushMediaModel
+import PushMediaPreview
 import PushMediaQueue
 
-/// `pushmedia process`: a folder through the embedded queue in `OUT/.pushmedia/queue.sqlite`.
+/// The batch runner: a folder through the embedded queue in `OUT/.pushmedia/queue.sqlite`, for
+/// `pushmedia process` and for Swift tools that call PushMedia as a library.
+///
 /// Every file is enqueued (idempotent), workers in this process run until the campaign is
-/// drained, and the manifest is assembled from the results. Interrupted (Ctrl-C, kill -9) and run
-/// again, it resumes: finished files are not redone, leases of the killed run are given back,
-/// and a file changed since its job finished is processed again.
+/// drained, and the manifest and preview page are written from the results. Interrupted (Ctrl-C,
+/// kill -9) and run again, it resumes: finished files are not redone, leases of the killed run are
+/// given back, and a file changed since its job finished is processed again.
+///
+/// ```swift
+/// let batch = QueuedBatch(inputDirectory: input, outputDirectory: out, profile: .default,
+///                         concurrency: 2, baseURL: "https://cdn.example.com/spring")
+/// for try await event in batch.events() {
+///     switch event {
+///     case .item(let item): print(item.done, item.total, item.source, item.status)
+///     case .summary(let summary): print(summary.manifest, summary.failed)
+///     }
+/// }
+/// ```
 public struct QueuedBatch: Sendable {
     public var inputDirectory: URL
     public var outputDirectory: URL
@@ -31,16 +45,44 @@ public struct QueuedBatch: Sendable {
 
     /// The queue's folder inside the output folder.
     public static let stateFolder = ".pushmedia"
+    /// Name of the manifest inside the output folder.
+    public static let manifestName = "manifest.json"
+    /// Name of the preview page inside the output folder.
+    public static let previewName = "preview.html"
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
 
-    /// Processes the folder and returns the manifest (also written to the output folder).
-    /// `progress` is called once per file, also for files finished by an earlier run.
-    public func run(progress: @escaping @Sendable (Item, _ done: Int, _ total: Int) -> Void = { _, _, _ in }) async throws
-        -> Manifest
-    {
+    /// What a finished run made: the manifest (also written to the output folder) and the
+    /// summary event that ended the run.
+    public struct Result: Sendable {
+        public var manifest: Manifest
+        public var summary: BatchSummary
+    }
+
+    /// The run as an asynchronous sequence: an ``ItemEvent`` per file as it finishes (also for
+    /// files an earlier run finished), then the ``BatchSummary``. Ending the iteration early
+    /// cancels the run; it resumes when run again.
+    public func events() -> AsyncThrowingStream<BatchEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    _ = try await run { continuation.yield($0) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Processes the folder, calling `onEvent` for every event (from any task), and returns the
+    /// manifest and summary.
+    @discardableResult
+    public func run(onEvent: @escaping @Sendable (BatchEvent) -> Void = { _ in }) async throws -> Result {
+        let started = ContinuousClock.now
         let state = outputDirectory.appendingPathComponent(Self.stateFolder)
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         let lock = try RunLock(path: state.appendingPathComponent("lock").path)
@@ -50,19 +92,29 @@ public struct QueuedBatch: Sendable {
         let campaign = "process:" + inputDirectory.path
         let profileKey = try ProfileKey.encode(profile)
         let queue = try SQLiteJobQueue(path: state.appendingPathComponent("queue.sqlite").path)
+        let manifest: Manifest
         do {
-            let manifest = try await run(inputs: inputs, campaign: campaign, profileKey: profileKey, queue: queue, progress: progress)
+            manifest = try await run(inputs: inputs, campaign: campaign, profileKey: profileKey, queue: queue, onEvent: onEvent)
             await queue.close()
-            return manifest
         } catch {
             await queue.close()
             throw error
         }
+        let manifestURL = outputDirectory.appendingPathComponent(Self.manifestName)
+        let previewURL = outputDirectory.appendingPathComponent(Self.previewName)
+        try OutputStore.writeAtomically(manifest.jsonData(), to: manifestURL)
+        let html = PreviewRenderer.render(manifest: manifest, pageDirectory: outputDirectory, manifestDirectory: outputDirectory)
+        try OutputStore.writeAtomically(Data(html.utf8), to: previewURL)
+        let summary = BatchSummary(
+            manifest: manifestURL.path, preview: previewURL.path, outputDirectory: outputDirectory.path,
+            summary: manifest.summary, ms: (ContinuousClock.now - started).milliseconds)
+        onEvent(.summary(summary))
+        return Result(manifest: manifest, summary: summary)
     }
 
     private func run(
         inputs: [InputFile], campaign: String, profileKey: String, queue: SQLiteJobQueue,
-        progress: @escaping @Sendable (Item, Int, Int) -> Void
+        onEvent: @escaping @Sendable (BatchEvent) -> Void
     ) async throws -> Manifest {
         // Only this process uses the queue (the lock says so): what a killed run was doing goes back.
         let earlier = try await queue.jobs(campaign: campaign)
@@ -83,18 +135,20 @@ public struct QueuedBatch: Sendable {
         let jobs = try await queue.enqueue(
             inputs.map { NewJob(campaign: campaign, source: $0.source, profile: profileKey, maxAttempts: 3) })
         let total = jobs.count
-        let counter = Counter()
+        let progress = ItemProgress(onEvent: onEvent)
         let staleIDs = Set(stale.map(\.id))
         for job in jobs where job.state.isTerminal && !staleIDs.contains(job.id) {
-            let done = counter.next()
-            progress(ManifestAssembler.items(from: [job], baseURL: baseURL)[0], done, total)
+            let item = ManifestAssembler.items(from: [job], baseURL: nil)[0]
+            progress.finished { ItemEvent(item: item, ms: 0, attempt: job.attempts, done: $0, total: total, resumed: true) }
         }
         let handler = MediaJobHandler(
             root: inputDirectory, outputDirectory: outputDirectory, queue: queue, fetcher: nil, logger: logger
-        ) { item in
-            var shown = item
-            shown.attachments = shown.attachments.map { var a = $0; a.url = nil; return a }
-            progress(shown, counter.next(), total)
+        ) { finished in
+            progress.finished {
+                ItemEvent(
+                    item: finished.item, ms: finished.duration.milliseconds, attempt: finished.attempt, done: $0, total: total,
+                    resumed: false)
+            }
         }
         let worker = QueueWorker(
             queue: queue,
@@ -105,9 +159,7 @@ public struct QueuedBatch: Sendable {
         try await worker.runUntilDrained(campaign: campaign)
 
         let finished = try await queue.jobs(campaign: campaign).filter { sources.contains($0.source) && $0.profile == profileKey }
-        let manifest = ManifestAssembler.manifest(from: finished, baseURL: baseURL)
-        try OutputStore.writeAtomically(manifest.jsonData(), to: outputDirectory.appendingPathComponent(BatchProcessor.manifestName))
-        return manifest
+        return ManifestAssembler.manifest(from: finished, baseURL: baseURL)
     }
 
     /// Whether a finished job's source file changed since: modified after the job finished, or,
@@ -121,15 +173,22 @@ public struct QueuedBatch: Sendable {
         return false
     }
 
-    /// Counts finished items from any task.
-    final class Counter: @unchecked Sendable {
+    /// Numbers finished items and hands their events on, one at a time and in the order of their
+    /// numbers, from whichever task finished them.
+    final class ItemProgress: @unchecked Sendable {
         private let lock = NSLock()
-        private var value = 0
-        func next() -> Int {
+        private var done = 0
+        private let onEvent: @Sendable (BatchEvent) -> Void
+
+        init(onEvent: @escaping @Sendable (BatchEvent) -> Void) {
+            self.onEvent = onEvent
+        }
+
+        func finished(_ event: (_ done: Int) -> ItemEvent) {
             lock.lock()
             defer { lock.unlock() }
-            value += 1
-            return value
+            done += 1
+            onEvent(.item(event(done)))
         }
     }
 }

@@ -1,28 +1,27 @@
 import Foundation
 import PushMediaModel
+import PushMediaWorker
 
 /// Progress on standard error: a redrawn bar on a terminal, one plain line per item otherwise.
 final class ProgressReporter: @unchecked Sendable {
-    private let total: Int
     private let interactive: Bool
     private let lock = NSLock()
 
-    init(total: Int, interactive: Bool, jsonMode: Bool) {
-        self.total = total
+    init(interactive: Bool) {
         self.interactive = interactive
     }
 
-    func report(_ item: Item, done: Int, total: Int) {
+    func report(_ item: ItemEvent) {
         lock.lock()
         defer { lock.unlock() }
         if interactive {
             let width = 30
-            let filled = total == 0 ? width : width * done / total
+            let filled = item.total == 0 ? width : width * item.done / item.total
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             let name = item.source.count > 40 ? "…" + item.source.suffix(39) : item.source
-            printError(String(format: "\r\u{1B}[2K%@ %d/%d %@", bar, done, total, name), newline: false)
+            printError(String(format: "\r\u{1B}[2K%@ %d/%d %@", bar, item.done, item.total, name), newline: false)
         } else {
-            printError(Self.line(for: item, done: done, total: total))
+            printError(Self.line(for: item))
         }
     }
 
@@ -30,23 +29,17 @@ final class ProgressReporter: @unchecked Sendable {
         if interactive { printError("\r\u{1B}[2K", newline: false) }
     }
 
-    static func line(for item: Item, done: Int, total: Int) -> String {
-        let counter = "[\(done)/\(total)]"
+    static func line(for item: ItemEvent) -> String {
+        let counter = "[\(item.done)/\(item.total)]"
         switch item.status {
         case .ok:
-            let files = item.attachments.map { a in
-                var parts = [a.role.rawValue]
-                if let width = a.width, let height = a.height { parts.append("\(width)x\(height)") }
-                if a.role == .media {
-                    parts.append(a.fileExtension)
-                    if let action = a.media?.action, action != .kept { parts.append(action.rawValue) }
-                }
-                parts.append(formatBytes(a.bytes))
-                return parts.joined(separator: " ")
+            let files = item.attachments.map { file in
+                let size = file.width.flatMap { w in file.height.map { " \(w)x\($0)" } } ?? ""
+                return "\(file.role.rawValue)\(size) \(formatBytes(file.bytes))"
             }
             return "\(counter) ok     \(item.source): " + files.joined(separator: ", ")
         case .failed:
-            return "\(counter) failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")"
+            return "\(counter) failed \(item.source): \(item.code?.rawValue ?? "?"): \(item.message ?? "")"
         }
     }
 

@@ -47,11 +47,15 @@ enum PushMediaMain {
 
 /// Options every command shares.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .warning
+    @Option(
+        name: .long,
+        help: "Log level: trace, debug, info, notice, warning, error or critical (default: info for worker, else warning).")
+    var logLevel: Logger.Level?
 
-    func bootstrapLogging() -> Logger {
-        let level = logLevel
+    /// Logs go to standard error. Below `warning`, nothing needs an operator: a worker logs each
+    /// finished job at `info`, so that is its default; the other commands show their own output.
+    func bootstrapLogging(default defaultLevel: Logger.Level = .warning) -> Logger {
+        let level = logLevel ?? defaultLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

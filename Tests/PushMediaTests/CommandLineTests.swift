@@ -27,7 +27,7 @@ struct CommandLineTests {
         }
     }
 
-    @Test("exit 0 when every item is ok; --json prints a machine-readable summary")
+    @Test("exit 0 when every item is ok; --json ends with a machine-readable summary event")
     func processAllOK() throws {
         let input = try Fixtures.temporaryFolder()
         for name in ["photos/landscape.jpg", "graphics/logo-alpha.png"] {
@@ -38,7 +38,9 @@ struct CommandLineTests {
         let result = try CommandRunner.run(
             pushmedia, ["process", input.path, "--out", out.path, "--json", "--base-url", "https://cdn.example.com/x"])
         #expect(result.status == 0, "\(result.error)")
-        let summary = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        let lastLine = result.output.split(separator: "\n").last.map(String.init) ?? ""
+        let summary = try JSONSerialization.jsonObject(with: Data(lastLine.utf8)) as? [String: Any]
+        #expect(summary?["event"] as? String == "summary")
         #expect(summary?["ok"] as? Int == 2)
         #expect(summary?["failed"] as? Int == 0)
         #expect((summary?["outputBytes"] as? Int ?? 0) > 0)

@@ -66,6 +66,26 @@ enum Support {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    /// The committed fixtures.
+    static let fixtures = packageRoot.appendingPathComponent("Fixtures")
+
+    /// The fixtures broken on purpose: they fail, and nothing else does.
+    static let brokenFixtures = [
+        "broken/empty.jpg", "broken/not-an-image.jpg", "broken/truncated.jpg", "broken/truncated.mp4", "broken/truncated.png",
+    ]
+
+    /// Every committed fixture path, relative to `Fixtures/`, sorted.
+    static func fixtureSources() throws -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: fixtures.path)
+        var out: [String] = []
+        while let path = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            FileManager.default.fileExists(atPath: fixtures.appendingPathComponent(path).path, isDirectory: &isDirectory)
+            if !isDirectory.boolValue && !(path as NSString).lastPathComponent.hasPrefix(".") { out.append(path) }
+        }
+        return out.sorted()
+    }
+
     static func temporaryFolder(_ name: String = #function) throws -> URL {
         let safe = name.filter { $0.isLetter || $0.isNumber }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("pushmedia-worker-\(safe)-\(UUID().uuidString.prefix(8))")

@@ -9,6 +9,10 @@ struct PayloadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "payload",
         abstract: "Print the push payload that sends one manifest item's attachments.",
+        usage: """
+            pushmedia payload --manifest <file> --item <source> --format <format>
+                     [--title <t>] [--body <b>] [--mode <mode>] [--base-url <url>]
+            """,
         discussion: """
             Formats: apns (PushMedia's own `pm` list), braze (ab.att), adobe (adb_media), \
             airship (media_attachment), onesignal (ios_attachments), fcm (HTTP v1 message). \

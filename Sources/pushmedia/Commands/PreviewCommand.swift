@@ -10,6 +10,10 @@ struct PreviewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "preview",
         abstract: "Write an HTML page that shows every notification of a manifest.",
+        usage: """
+            pushmedia preview --manifest <file> --out <file>
+                     [--title <t>] [--body <b>]
+            """,
         discussion: """
             The page shows each item collapsed and expanded as iOS draws it, its sizes against \
             Apple's limits, warnings, failures and the download time on a 1 Mbps link. Images \

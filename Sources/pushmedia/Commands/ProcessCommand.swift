@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PushMedia
 import PushMediaModel
-import PushMediaPreview
 import PushMediaWorker
 
 /// `pushmedia process <input-dir> --out <dir>`.
@@ -11,31 +10,44 @@ extension CropStrategy: ExpressibleByArgument {}
 struct ProcessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "process",
-        abstract: "Process every file of a folder and write the outputs and manifest.json.",
+        abstract: "Process every file of a folder; write the outputs, manifest and preview.",
+        usage: """
+            pushmedia process <input-directory> --out <dir> [--base-url <url>]
+                     [--profile <file>] [--crop <strategy>] [--jobs <n>] [--json]
+            """,
         discussion: """
-            The folder goes through an embedded queue in OUT/.pushmedia/queue.sqlite: interrupted             (Ctrl-C, kill -9) and run again, it resumes where it stopped without redoing finished files.             Exit status: 0 when every item is ok, 1 when some failed (the manifest is still complete),             2 on usage errors.
+            The folder goes through an embedded queue in OUT/.pushmedia/queue.sqlite: \
+            interrupted (Ctrl-C, kill -9) and run again, it resumes where it stopped \
+            without redoing finished files.
+
+            Progress goes to standard error: a bar on a terminal, else one line per file. \
+            With --json, standard output is NDJSON: one "item" event per file as it \
+            finishes, then one "summary" event (docs/events.schema.json).
+
+            Exit status: 0 when every item is ok, 1 when some failed (the manifest is \
+            still complete), 2 on usage errors.
             """
     )
 
-    @Argument(help: "Folder of campaign media (searched recursively; hidden files are skipped).")
+    @Argument(help: "Folder of campaign media (recursive; hidden files are skipped).")
     var inputDirectory: String
 
     @Option(name: .long, help: "Output folder for the files and manifest.json (default: $PUSHMEDIA_OUT).")
     var out: String?
 
-    @Option(name: .long, help: "Absolute https URL the output folder will be served from; gives each attachment a url (default: $PUSHMEDIA_BASE_URL).")
+    @Option(name: .long, help: "Absolute https URL the output folder is served from (default: $PUSHMEDIA_BASE_URL).")
     var baseURL: String?
 
-    @Option(name: .long, help: "Profile file (JSON or YAML) overriding the built-in defaults (default: $PUSHMEDIA_PROFILE).")
+    @Option(name: .long, help: "Profile file, JSON or YAML (default: $PUSHMEDIA_PROFILE, else built-in).")
     var profile: String?
 
-    @Option(name: .long, help: "How the subject is found: attention, centre or entropy (overrides the profile).")
+    @Option(name: .long, help: "How the subject is found: attention, centre or entropy.")
     var crop: CropStrategy?
 
-    @Option(name: .long, help: "Files processed at once (default: $PUSHMEDIA_CONCURRENCY, else the number of cores).")
+    @Option(name: .long, help: "Files processed at once (default: $PUSHMEDIA_CONCURRENCY, else the cores).")
     var jobs: Int?
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard output.")
+    @Flag(name: .long, help: "Stream NDJSON events (one per file, then a summary) on standard output.")
     var json = false
 
     @OptionGroup var global: GlobalOptions
@@ -50,20 +62,21 @@ struct ProcessCommand: AsyncParsableCommand {
         if let crop { profile.crop = crop }
         let inputURL = URL(fileURLWithPath: inputDirectory)
         let outURL = URL(fileURLWithPath: out)
-        let total: Int
         do {
-            total = try InputScanner.files(in: inputURL, excluding: [outURL]).count
+            _ = try InputScanner.files(in: inputURL, excluding: [outURL])
         } catch {
             throw ValidationError("\(error)")
         }
 
         let batch = QueuedBatch(
             inputDirectory: inputURL, outputDirectory: outURL, profile: profile, concurrency: jobs, baseURL: baseURL, logger: logger)
-        let reporter = ProgressReporter(total: total, interactive: isatty(STDERR_FILENO) == 1, jsonMode: json)
-        let manifest: Manifest
+        let reporter = ProgressReporter(interactive: isatty(STDERR_FILENO) == 1)
+        let events = json ? EventWriter() : nil
+        let result: QueuedBatch.Result
         do {
-            manifest = try await batch.run { item, done, total in
-                reporter.report(item, done: done, total: total)
+            result = try await batch.run { event in
+                if case .item(let item) = event { reporter.report(item) }
+                events?.write(event)
             }
         } catch {
             reporter.finish()
@@ -72,45 +85,29 @@ struct ProcessCommand: AsyncParsableCommand {
         }
         reporter.finish()
 
-        // The review page next to the manifest.
-        let previewURL = outURL.appendingPathComponent("preview.html")
-        do {
-            let html = PreviewRenderer.render(manifest: manifest, pageDirectory: outURL, manifestDirectory: outURL)
-            try OutputStore.writeAtomically(Data(html.utf8), to: previewURL)
-        } catch {
-            printError("error: cannot write \(previewURL.path): \(error)")
-            throw ExitCode(1)
-        }
-
-        let manifestPath = outURL.appendingPathComponent(BatchProcessor.manifestName).path
-        let summary = manifest.summary
-        if json {
-            let report = RunReport(
-                manifest: manifestPath, preview: previewURL.path, outputDirectory: outURL.path, total: summary.total, ok: summary.ok,
-                failed: summary.failed, outputBytes: summary.outputBytes)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-        } else {
+        let summary = result.summary
+        if !json {
             print(
                 "\(summary.total) items: \(summary.ok) ok, \(summary.failed) failed; "
                     + "\(formatBytes(summary.outputBytes)) of attachments in \(outURL.path)")
-            print("manifest: \(manifestPath)")
-            print("preview:  \(previewURL.path)")
-            for item in manifest.items where item.status == .failed {
+            print("manifest: \(summary.manifest)")
+            print("preview:  \(summary.preview)")
+            for item in result.manifest.items where item.status == .failed {
                 print("  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")")
             }
         }
         if summary.failed > 0 { throw ExitCode(1) }
     }
+}
 
-    struct RunReport: Encodable {
-        var manifest: String
-        var preview: String
-        var outputDirectory: String
-        var total: Int
-        var ok: Int
-        var failed: Int
-        var outputBytes: Int
+/// Writes batch events to standard output as NDJSON, one whole line at a time.
+final class EventWriter: @unchecked Sendable {
+    private let lock = NSLock()
+
+    func write(_ event: BatchEvent) {
+        guard let line = try? event.jsonLine() else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

@@ -15,6 +15,11 @@ struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
         abstract: "Claim media jobs from the queue and process them until stopped (SIGTERM/SIGINT).",
+        usage: """
+            pushmedia worker --queue <url> --out <dir> [--root <dir>]
+                     [--concurrency <n>] [--metrics-port <port>] [--campaign <id>]
+                     [--grace-period <s>] [--lease-seconds <s>] [--drain] [...]
+            """,
         discussion: """
             On SIGTERM or SIGINT the worker stops claiming, lets running jobs finish within the grace \
             period, and gives the rest back to the queue for another worker. Outputs go to --out, which \
@@ -54,7 +59,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let logger = global.bootstrapLogging()
+        let logger = global.bootstrapLogging(default: .info)
         let out = URL(fileURLWithPath: try Setting.required(out, Setting.out, flagName: "--out"))
         let root = URL(fileURLWithPath: Setting.value(root, Setting.root) ?? FileManager.default.currentDirectoryPath)
         let concurrency = try Setting.int(
