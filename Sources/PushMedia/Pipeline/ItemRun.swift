@@ -58,8 +58,8 @@ final class ItemRun {
 
     /// Runs one stage after checking that the item's time has not run out.
     func stage<T>(_ name: String, _ body: () throws -> T) throws -> T {
-        if ContinuousClock.now > deadline {
-            throw ItemError(.timeout, "time limit of \(seconds) s reached before \(name)")
+        if isPastDeadline {
+            throw ItemError(.timeout, "time limit of \(String(format: "%g", timeoutSeconds)) s reached before \(name)")
         }
         return try body()
     }
@@ -67,8 +67,10 @@ final class ItemRun {
     /// True once the item's time has run out.
     var isPastDeadline: Bool { ContinuousClock.now > deadline }
 
-    /// ``timeoutSeconds`` as messages print it.
-    var seconds: String { String(format: "%g", timeoutSeconds) }
+    /// The error of work the deadline stopped, e.g. `timedOut("decoding")`.
+    func timedOut(_ work: String) -> ItemError {
+        ItemError(.timeout, "\(work) stopped at the time limit of \(String(format: "%g", timeoutSeconds)) s")
+    }
 }
 
 /// Run-wide settings that are not part of the profile.

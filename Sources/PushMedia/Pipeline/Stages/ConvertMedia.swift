@@ -166,7 +166,7 @@ struct PreparedMedia {
 
     static func itemError(_ error: FFmpeg.ConversionError, _ run: ItemRun, what: String) -> ItemError {
         if error.timedOut || run.isPastDeadline {
-            return ItemError(.timeout, "stopped at the time limit of \(run.seconds) s while trying to \(what)")
+            return run.timedOut("the attempt to \(what)")
         }
         return ItemError(.encodeFailed, "cannot \(what): \(error.description)")
     }

@@ -6,7 +6,7 @@ extension Decoded {
     /// The picture is held to the same pixel limit as any image before its pixels are decoded.
     /// Nil, with a warning, when there is none that decodes: the audio is still shipped.
     static func coverArt(of media: ProbedMedia, _ run: ItemRun) -> Decoded? {
-        guard media.kind == .audio, media.probe.hasCoverArt == true, let art = media.file.coverArt() else { return nil }
+        guard let art = media.coverArt else { return nil }
         do {
             let (normalized, keepsAlpha) = try Vips.attributed {
                 let header = try Vips.Image.decode(art)

@@ -38,7 +38,7 @@ struct Decoded {
             }
         } catch let error as Vips.Error {
             if run.isPastDeadline {
-                throw ItemError(.timeout, "decoding stopped at the time limit of \(run.seconds) s")
+                throw run.timedOut("decoding")
             }
             throw ItemError(.corruptInput, "cannot decode the \(image.source.format.rawValue) image: \(error.message)")
         }

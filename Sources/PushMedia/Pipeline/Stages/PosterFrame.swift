@@ -46,7 +46,7 @@ struct PosterFrame {
             }
         } catch let error as FFmpeg.Error {
             if run.isPastDeadline || error.code == FFmpeg.exit {
-                throw ItemError(.timeout, "poster frame search stopped at the time limit of \(run.seconds) s")
+                throw run.timedOut("poster frame search")
             }
             if poster == nil {
                 throw ItemError(.corruptInput, "cannot decode the \(stream.codec) video: \(error.message)")

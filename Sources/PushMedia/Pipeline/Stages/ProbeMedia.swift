@@ -9,29 +9,30 @@ struct ProbedMedia {
     /// The manifest's probe: container, duration, bit rate, streams with codec, size, display
     /// rotation, frame rate, pixel format, sample rate, channels, cover art.
     var probe: Probe
-    /// The open file, for the cover art (read from the same open).
-    var file: FFmpeg.MediaFile
+    /// Audio's embedded cover art, still encoded (read from the same open as the probe).
+    var coverArt: Data?
 
     /// The video stream a poster frame comes from (not cover art).
     var videoStream: MediaStream? {
         kind == .video ? probe.streams?.first { $0.type == "video" && $0.coverArt != true } : nil
     }
 
-    /// Opens the file with the sniffed format and reads what the container says (the open stops
-    /// at the deadline). Files FFmpeg cannot open fail with `corrupt_input`; files with no usable
-    /// stream with `no_media_stream`.
+    /// Opens the file with the sniffed format and reads what the container says, and audio's
+    /// cover art (the open stops at the deadline). Files FFmpeg cannot open fail with
+    /// `corrupt_input`; files with no usable stream with `no_media_stream`.
     static func probe(_ source: Source, _ run: ItemRun) throws -> ProbedMedia {
         let file: FFmpeg.MediaFile
         do {
             file = try FFmpeg.MediaFile(path: run.input.path, deadline: run.deadline)
         } catch let error as FFmpeg.Error {
             if run.isPastDeadline {
-                throw ItemError(.timeout, "probing stopped at the time limit of \(run.seconds) s")
+                throw run.timedOut("probing")
             }
             throw ItemError(.corruptInput, "FFmpeg cannot read the \(source.format.rawValue) file: \(error.message)")
         }
         let (kind, probe) = try MediaClassifier.classify(file.probe(), format: source.format)
         run.record(kind: kind, probe: probe)
-        return ProbedMedia(source: source, kind: kind, probe: probe, file: file)
+        let coverArt = kind == .audio && probe.hasCoverArt == true ? file.coverArt() : nil
+        return ProbedMedia(source: source, kind: kind, probe: probe, coverArt: coverArt)
     }
 }
