@@ -137,12 +137,12 @@ struct BudgetLadderTests {
         (100, 100, 1_001, .tooManyFrames), (1_000, 1_000, 600, .tooManyFrames),
     ])
     func limits(width: Int, height: Int, frames: Int, code: ErrorCode) {
-        #expect(throws: ItemError.self) { try CheckLimitsStep.check(width: width, height: height, frames: frames, limits: .init()) }
+        #expect(throws: ItemError.self) { try Profile.Limits().checkImage(width: width, height: height, frames: frames) }
         do {
-            try CheckLimitsStep.check(width: width, height: height, frames: frames, limits: .init())
+            try Profile.Limits().checkImage(width: width, height: height, frames: frames)
         } catch let error as ItemError {
             #expect(error.code == code)
         } catch {}
-        #expect(throws: Never.self) { try CheckLimitsStep.check(width: 7_000, height: 7_000, frames: 1, limits: .init()) }
+        #expect(throws: Never.self) { try Profile.Limits().checkImage(width: 7_000, height: 7_000, frames: 1) }
     }
 }

@@ -146,13 +146,13 @@ struct MediaPlanningTests {
     @Test("media limits from the probe: duration and frame size")
     func limits() throws {
         var probe = Probe(format: "mp4", mimeType: "video/mp4", durationSeconds: 1000)
-        #expect(throws: ItemError.self) { try CheckMediaLimitsStep.check(probe, limits: Profile.Limits()) }
+        #expect(throws: ItemError.self) { try Profile.Limits().checkMedia(probe) }
         probe.durationSeconds = 10
         probe.width = 10000
         probe.height = 10000
-        #expect(throws: ItemError.self) { try CheckMediaLimitsStep.check(probe, limits: Profile.Limits()) }
+        #expect(throws: ItemError.self) { try Profile.Limits().checkMedia(probe) }
         probe.width = 1920
         probe.height = 1080
-        try CheckMediaLimitsStep.check(probe, limits: Profile.Limits())
+        try Profile.Limits().checkMedia(probe)
     }
 }

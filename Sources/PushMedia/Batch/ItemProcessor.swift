@@ -16,35 +16,31 @@ public struct ItemProcessor: Sendable {
     }
 
     /// Processes one file synchronously (blocking: libvips does the work on this thread and its own).
+    /// The bytes say which path it takes: ``ImagePath`` or ``MediaPath``.
     public func process(_ input: InputFile) -> Item {
-        let context = ProcessingContext(
-            input: input, profile: profile, options: options, deadline: .now + .milliseconds(Int(profile.limits.timeoutSeconds * 1000)))
+        let run = ItemRun(input: input, profile: profile, options: options)
         do {
             try Vips.start()
-            try Pipeline.reading.run(context)
-            if context.kind == .video || context.kind == .audio {
-                // Transcoding takes longer than an image: movies and audio have their own limit.
-                context.timeoutSeconds = profile.limits.mediaTimeoutSeconds
-                context.deadline = .now + .milliseconds(Int(profile.limits.mediaTimeoutSeconds * 1000))
-            }
-            try Pipeline.after(reading: context.kind).run(context)
-            return Item(
-                source: input.source, sourceSHA256: context.sourceSHA256, sourceBytes: context.sourceBytes,
-                kind: context.kind, status: .ok, probe: context.probe, attachments: context.attachments,
-                warnings: context.warnings)
+            let source = try run.stage("read") { try Source.read(run) }
+            let attachments =
+                switch source.kind {
+                case .video, .audio: try MediaPath.process(source, run)
+                default: try ImagePath.process(source, run)
+                }
+            return item(run, status: .ok, attachments: attachments)
         } catch let error as ItemError {
             logger.debug("item failed", metadata: ["source": "\(input.source)", "code": "\(error.code)"])
-            return failed(context, error)
+            return item(run, status: .failed, error: error)
         } catch {
             logger.error("unexpected failure", metadata: ["source": "\(input.source)", "error": "\(error)"])
-            return failed(context, ItemError(.internalError, "\(error)"))
+            return item(run, status: .failed, error: ItemError(.internalError, "\(error)"))
         }
     }
 
-    private func failed(_ context: ProcessingContext, _ error: ItemError) -> Item {
-        Item(
-            source: context.input.source, sourceSHA256: context.sourceSHA256, sourceBytes: context.sourceBytes,
-            kind: context.kind, status: .failed, error: error, probe: context.probe, attachments: [],
-            warnings: context.warnings)
+    private func item(_ run: ItemRun, status: Item.Status, error: ItemError? = nil, attachments: [Attachment] = []) -> Item {
+        let facts = run.facts
+        return Item(
+            source: run.input.source, sourceSHA256: facts.sourceSHA256, sourceBytes: facts.sourceBytes, kind: facts.kind,
+            status: status, error: error, probe: facts.probe, attachments: attachments, warnings: run.warnings)
     }
 }

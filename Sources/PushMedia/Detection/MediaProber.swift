@@ -1,7 +1,9 @@
 import Foundation
 import PushMediaModel
 
-/// What `pushmedia probe` shows: the format from the bytes and what the header says.
+/// What `pushmedia probe` shows: the format from the bytes and what the header says. It runs
+/// the pipeline's own first stages (``Source/read(_:)``, then ``ProbedImage/probe(_:_:)`` or
+/// ``ProbedMedia/probe(_:_:)``), with the default profile's limits and time limit.
 public enum MediaProber {
     public struct Result: Sendable, Codable, Equatable {
         public var kind: MediaKind
@@ -10,23 +12,23 @@ public enum MediaProber {
 
     /// Probes a file without decoding its pixels.
     public static func probe(path: String) throws(ItemError) -> Result {
-        let context = ProcessingContext(
+        let run = ItemRun(
             input: InputFile(path: path, source: (path as NSString).lastPathComponent), profile: .default,
-            options: ProcessingOptions(outputDirectory: URL(fileURLWithPath: "/dev/null")),
-            deadline: .now + .seconds(60))
+            options: ProcessingOptions(outputDirectory: URL(fileURLWithPath: "/dev/null")))
         do {
-            try ReadSourceStep().run(context)
-            if context.kind == .video || context.kind == .audio {
-                try ProbeMediaStep().run(context)
-            } else {
-                try ProbeImageStep().run(context)
+            let source = try run.stage("read") { try Source.read(run) }
+            switch source.kind {
+            case .video, .audio:
+                let media = try run.stage("probe") { try ProbedMedia.probe(source, run) }
+                return Result(kind: media.kind, probe: media.probe)
+            default:
+                let image = try run.stage("probe") { try ProbedImage.probe(source, run) }
+                return Result(kind: image.kind, probe: image.probe)
             }
         } catch let error as ItemError {
             throw error
         } catch {
             throw ItemError(.internalError, "\(error)")
         }
-        guard let probe = context.probe else { throw ItemError(.internalError, "no probe result") }
-        return Result(kind: context.kind, probe: probe)
     }
 }

@@ -32,13 +32,13 @@ struct EncodedImage {
 /// carry metadata (EXIF, GPS, XMP, ICC): the savers run with `strip`.
 enum ImageEncoder {
     /// JPEG for opaque stills, PNG when the alpha is real, GIF for animations.
-    static func format(for pixels: VariantPixels, keepsAlpha: Bool) -> OutputImageFormat {
+    static func format(for pixels: Pixels, keepsAlpha: Bool) -> OutputImageFormat {
         if case .animation = pixels { return .gif }
         return keepsAlpha ? .png : .jpeg
     }
 
     static func encode(
-        _ pixels: VariantPixels, role: Attachment.Role, as format: OutputImageFormat, budget: Int,
+        _ pixels: Pixels, role: Attachment.Role, as format: OutputImageFormat, budget: Int,
         profile: Profile, deadline: ContinuousClock.Instant
     ) throws -> EncodedImage {
         let hardLimit = format.attachmentType.maxBytes
@@ -60,7 +60,9 @@ enum ImageEncoder {
             if ContinuousClock.now > deadline {
                 throw ItemError(.timeout, "time limit reached while fitting the \(role.rawValue) into \(budget) bytes")
             }
-            let rendered = try render(pixels, format: format, settings: settings, profile: profile)
+            let rendered = try Vips.attributed(until: deadline) {
+                try render(pixels, format: format, settings: settings, profile: profile)
+            }
             if rendered.data.count <= ladder.limit { fitting.append((settings, rendered)) }
             switch ladder.record(settings, bytes: rendered.data.count) {
             case .attempt(let next):
@@ -91,7 +93,7 @@ enum ImageEncoder {
         var frames: Int?
     }
 
-    static func render(_ pixels: VariantPixels, format: OutputImageFormat, settings: EncodeSettings, profile: Profile) throws -> Rendered {
+    static func render(_ pixels: Pixels, format: OutputImageFormat, settings: EncodeSettings, profile: Profile) throws -> Rendered {
         switch pixels {
         case .still(let image):
             let scaled = try scale(image, settings.scale)
@@ -117,12 +119,5 @@ enum ImageEncoder {
         let width = max(1, Int((Double(image.width) * factor).rounded()))
         let height = max(1, Int((Double(image.height) * factor).rounded()))
         return try image.resize(horizontal: Double(width) / Double(image.width), vertical: Double(height) / Double(image.height))
-    }
-}
-
-extension VariantPixels {
-    var frameCount: Int? {
-        if case .animation(let animation) = self { return animation.frames.count }
-        return nil
     }
 }

@@ -3,22 +3,62 @@ import CVips
 import Foundation
 
 extension Vips {
-    /// libvips keeps one error buffer for the whole process, so when items run concurrently one
-    /// item's failure text can land in another's message. Work that calls libvips runs under the
-    /// shared side of this lock; to learn a failure's true message, the failing step runs once
-    /// more under the exclusive side, when no other libvips work is in flight.
-    static let errorAttribution = ReadWriteLock()
-
-    /// Runs `body` alongside other libvips work.
-    static func shared<T>(_ body: () throws -> T) rethrows -> T {
-        try errorAttribution.withReadLock(body)
+    /// Runs a piece of libvips work so that a failure's message is its own.
+    ///
+    /// libvips 8.14 keeps one error buffer for the whole process, and items run concurrently on
+    /// several threads, so the text a failing call takes may be another item's. Every piece of
+    /// libvips work runs inside this function, under the shared side of a read-write lock. When
+    /// libvips itself reports a failure during `body` (``takeError()`` was called on this thread),
+    /// `body` runs once more under the exclusive side, with a clean buffer and no other libvips
+    /// work in flight, so what it reports is its own; if it now succeeds, so much the better.
+    /// Failures that do not come from libvips (a file that cannot be opened, an item error
+    /// thrown by `body`'s own checks) are never re-run, and neither is a failure after
+    /// `deadline`: the deadline stopped that work, and it would stop again.
+    ///
+    /// `body` must hold only libvips work and be safe to run twice: it builds its images from
+    /// its inputs and returns them, and changes nothing else. Calls do not nest (an inner call
+    /// runs its body directly, inside the outer one's lock).
+    static func attributed<T>(until deadline: ContinuousClock.Instant? = nil, _ body: () throws -> T) throws -> T {
+        let thread = AttributionState.current
+        if thread.depth > 0 { return try body() }
+        thread.depth += 1
+        defer { thread.depth -= 1 }
+        thread.libvipsFailed = false
+        do {
+            return try errorAttribution.withReadLock(body)
+        } catch {
+            let stoppedByDeadline = deadline.map { ContinuousClock.now > $0 } ?? false
+            guard thread.libvipsFailed, !stoppedByDeadline else { throw error }
+            thread.libvipsFailed = false
+            return try errorAttribution.withWriteLock {
+                vips_error_clear()
+                return try body()
+            }
+        }
     }
 
-    /// Runs `body` with no other libvips work in flight and a clean error buffer.
-    static func exclusive<T>(_ body: () throws -> T) rethrows -> T {
-        try errorAttribution.withWriteLock {
-            vips_error_clear()
-            return try body()
+    /// The lock behind ``attributed(until:_:)``.
+    private static let errorAttribution = ReadWriteLock()
+
+    /// Called by ``takeError()``: libvips reported a failure on this thread.
+    static func noteLibraryFailure() {
+        AttributionState.current.libvipsFailed = true
+    }
+
+    /// Per thread: whether an ``attributed(until:_:)`` call is running, and whether libvips
+    /// reported a failure in it.
+    private final class AttributionState {
+        var depth = 0
+        var libvipsFailed = false
+
+        static let key = "PushMedia.Vips.AttributionState"
+
+        static var current: AttributionState {
+            let dictionary = Thread.current.threadDictionary
+            if let state = dictionary[key] as? AttributionState { return state }
+            let state = AttributionState()
+            dictionary[key] = state
+            return state
         }
     }
 }

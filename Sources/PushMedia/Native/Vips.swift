@@ -31,8 +31,10 @@ enum Vips {
         String(cString: vips_version_string())
     }
 
-    /// Takes and clears the text of libvips' error buffer.
+    /// Takes and clears the text of libvips' error buffer. Only called when a libvips call
+    /// failed, which it notes for ``attributed(until:_:)``.
     static func takeError() -> String {
+        noteLibraryFailure()
         let text = pm_vips_error_take()
         defer { g_free(text) }
         let message = text.map { String(cString: $0) } ?? ""

@@ -1,14 +1,36 @@
 import PushMediaModel
 
-/// Pure choice of a representative frame from per-frame detail scores.
+/// The animation frame that stands for the whole (not a blank or flat first frame).
 enum RepresentativeFrame {
+    /// Animation frames looked at when picking the representative one.
+    static let sampledFrames = 48
+
+    /// Pure choice from per-frame detail scores: the earliest frame with at least `share` of
+    /// the most detail.
     static func choose(indices: [Int], scores: [Double], share: Double = 0.8) -> Int {
         guard let best = scores.max(), best > 0 else { return indices.first ?? 0 }
         let position = scores.firstIndex { $0 >= best * share } ?? 0
         return indices[position]
     }
+
+    /// The earliest frame with at least 80 % of the most detail (standard deviation) among
+    /// evenly sampled frames: a frame that shows the content, early in the animation.
+    static func find(in frames: [Vips.Image]) throws -> Int {
+        let step = max(1, frames.count / sampledFrames)
+        let indices = Array(stride(from: 0, to: frames.count, by: step))
+        let scores = try indices.map { index -> Double in
+            let frame = frames[index]
+            let factor = min(1, 64 / Double(max(frame.width, frame.height)))
+            let small = factor < 1 ? try frame.resize(horizontal: factor, vertical: factor) : frame
+            // Colour bands only: a constant alpha band is not detail.
+            return try (small.bands > 3 ? small.extractBands(0, count: 3) : small).deviation()
+        }
+        return choose(indices: indices, scores: scores)
+    }
 }
 
+/// Where an image's subject is: libvips' attention (saliency) or entropy crop on a small proxy,
+/// or simply the centre.
 enum SubjectFinder {
     /// The subject as a unit point of `image`.
     static func find(in image: Vips.Image, strategy: CropStrategy, proxySide: Int) throws -> UnitPoint {

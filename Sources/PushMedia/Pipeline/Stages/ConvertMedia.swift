@@ -1,89 +1,97 @@
 import Foundation
 import PushMediaModel
 
-/// Makes the movie or audio file to ship (``MediaDecision``): keeps the original when iOS plays
-/// it and it fits, copies the streams into MP4/M4A when only the container is wrong, and
-/// otherwise transcodes to H.264 + AAC (MP4, faststart) or AAC (M4A) at bit rates computed from
-/// the budget and duration (``BitRatePlan``), trying lower rates while the result is too big.
-struct ConvertMediaStep: PipelineStep {
-    var name: String { "media" }
-    var usesLibVips: Bool { false }
+/// A movie or audio file ready to store: the input itself, or a file made from it.
+struct PreparedMedia {
+    var file: URL
+    /// True when ``file`` is ours to move into the output folder (else it is copied).
+    var isTemporary: Bool
+    var type: AttachmentType
+    var budget: Int
+    var encoding: Attachment.MediaEncoding
+    var width: Int?
+    var height: Int?
+    var durationSeconds: Double?
 
-    func run(_ context: ProcessingContext) throws {
-        guard context.kind == .video || context.kind == .audio, let probe = context.probe else { return }
+    /// Makes the movie or audio file to ship (``MediaDecision``): keeps the original when iOS
+    /// plays it and it fits, copies the streams into MP4/M4A when only the container is wrong,
+    /// and otherwise transcodes to H.264 + AAC (MP4, faststart) or AAC (M4A) at bit rates
+    /// computed from the budget and duration (``BitRatePlan``), trying lower rates while the
+    /// result is too big.
+    static func convert(_ media: ProbedMedia, _ run: ItemRun) throws -> PreparedMedia {
+        let probe = media.probe
         let decision = MediaDecision.decide(
-            format: context.format, kind: context.kind, streams: probe.streams ?? [],
-            sourceBytes: context.sourceBytes ?? 0, profile: context.profile)
-        let input = URL(fileURLWithPath: context.input.path)
+            format: media.source.format, kind: media.kind, streams: probe.streams ?? [],
+            sourceBytes: media.source.bytes, profile: run.profile)
         switch decision.action {
         case .keep(let type):
-            context.media = PreparedMedia(
-                file: input, isTemporary: false, type: type, budget: decision.budget,
+            return PreparedMedia(
+                file: URL(fileURLWithPath: run.input.path), isTemporary: false, type: type, budget: decision.budget,
                 encoding: Attachment.MediaEncoding(
                     action: .kept, container: type.fileExtensions[0], videoCodec: decision.video?.codec,
                     audioCodec: decision.audio?.codec),
                 width: probe.width, height: probe.height, durationSeconds: probe.durationSeconds)
-            return
         case .remux:
-            if let remuxed = try remux(context, decision), remuxed.bytes <= decision.budget {
-                context.media = remuxed.media
-                context.warnings.append("media: \(decision.reason)")
-                return
+            if let remuxed = try remux(media, decision, run), remuxed.bytes <= decision.budget {
+                run.warnings.append("media: \(decision.reason)")
+                return remuxed.media
             }
             // Over budget once copied: transcode instead.
-            try transcode(context, decision, reason: "\(decision.reason), then over the budget of \(decision.budget) bytes: transcoded")
+            return try transcode(
+                media, decision, run, reason: "\(decision.reason), then over the budget of \(decision.budget) bytes: transcoded")
         case .transcode:
-            try transcode(context, decision, reason: decision.reason)
+            return try transcode(media, decision, run, reason: decision.reason)
         }
     }
 
-    private func temporaryFile(_ context: ProcessingContext, extension ext: String) throws -> URL {
-        let folder = context.options.outputDirectory
+    private static func temporaryFile(_ run: ItemRun, extension ext: String) throws -> URL {
+        let folder = run.options.outputDirectory
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.appendingPathComponent(".pushmedia-\(UUID().uuidString).\(ext)")
     }
 
-    private func remux(_ context: ProcessingContext, _ decision: MediaDecision) throws -> (media: PreparedMedia, bytes: Int)? {
-        let type: AttachmentType = context.kind == .video ? .mp4 : .m4a
-        let output = try temporaryFile(context, extension: type.fileExtensions[0])
+    private static func remux(_ media: ProbedMedia, _ decision: MediaDecision, _ run: ItemRun) throws -> (media: PreparedMedia, bytes: Int)? {
+        let type: AttachmentType = media.kind == .video ? .mp4 : .m4a
+        let output = try temporaryFile(run, extension: type.fileExtensions[0])
         do {
             try FFmpeg.remux(
-                input: context.input.path, output: output.path, video: decision.video?.index, audio: decision.audio?.index,
-                deadline: context.deadline)
+                input: run.input.path, output: output.path, video: decision.video?.index, audio: decision.audio?.index,
+                deadline: run.deadline)
         } catch let error as FFmpeg.ConversionError {
             try? FileManager.default.removeItem(at: output)
-            throw Self.itemError(error, context, what: "copy the streams into \(type.fileExtensions[0].uppercased())")
+            throw itemError(error, run, what: "copy the streams into \(type.fileExtensions[0].uppercased())")
         }
-        let bytes = Self.size(of: output)
+        let bytes = size(of: output)
         if bytes > decision.budget {
             try? FileManager.default.removeItem(at: output)
             return nil
         }
-        let probe = context.probe
+        let probe = media.probe
         return (
             PreparedMedia(
                 file: output, isTemporary: true, type: type, budget: decision.budget,
                 encoding: Attachment.MediaEncoding(
                     action: .remuxed, container: type.fileExtensions[0], videoCodec: decision.video?.codec,
                     audioCodec: decision.audio?.codec),
-                width: probe?.width, height: probe?.height, durationSeconds: probe?.durationSeconds),
+                width: probe.width, height: probe.height, durationSeconds: probe.durationSeconds),
             bytes
         )
     }
 
-    private func transcode(_ context: ProcessingContext, _ decision: MediaDecision, reason: String) throws {
-        let profile = context.profile
-        let probe = context.probe
-        guard let duration = probe?.durationSeconds ?? decision.video?.durationSeconds ?? decision.audio?.durationSeconds,
+    private static func transcode(_ media: ProbedMedia, _ decision: MediaDecision, _ run: ItemRun, reason: String) throws
+        -> PreparedMedia
+    {
+        let profile = run.profile
+        guard let duration = media.probe.durationSeconds ?? decision.video?.durationSeconds ?? decision.audio?.durationSeconds,
             duration > 0
         else {
             throw ItemError(.corruptInput, "the file does not say how long it is, so no bit rate can be chosen to fit its budget")
         }
-        let isMovie = context.kind == .video && decision.video != nil
+        let isMovie = media.kind == .video && decision.video != nil
         let type: AttachmentType = isMovie ? .mp4 : .m4a
         var plan: BitRatePlan
         if isMovie, let video = decision.video {
-            let output = Self.outputSize(width: video.width ?? 0, height: video.height ?? 0, maxLongSide: profile.video.maxLongSide)
+            let output = outputSize(width: video.width ?? 0, height: video.height ?? 0, maxLongSide: profile.video.maxLongSide)
             let fps = min(video.frameRate ?? 30, profile.video.maxFrameRate)
             plan = try BitRatePlan.movie(
                 budget: decision.budget, duration: duration, hasAudio: decision.audio != nil,
@@ -95,28 +103,28 @@ struct ConvertMediaStep: PipelineStep {
         var tried: [String] = []
         while true {
             attempts += 1
-            let output = try temporaryFile(context, extension: type.fileExtensions[0])
+            let output = try temporaryFile(run, extension: type.fileExtensions[0])
             let result: FFmpeg.TranscodeResult
             do {
                 result = try FFmpeg.transcode(
-                    input: context.input.path, output: output.path,
+                    input: run.input.path, output: output.path,
                     settings: FFmpeg.TranscodeSettings(
                         video: isMovie ? decision.video?.index : nil, audio: decision.audio?.index,
                         maxLongSide: profile.video.maxLongSide, videoBitRate: plan.video,
-                        audioBitRate: isMovie ? plan.audio : plan.audio, maxFrameRate: profile.video.maxFrameRate,
+                        audioBitRate: plan.audio, maxFrameRate: profile.video.maxFrameRate,
                         maxDuration: plan.trimmedTo, preset: profile.video.preset),
-                    deadline: context.deadline)
+                    deadline: run.deadline)
             } catch let error as FFmpeg.ConversionError {
                 try? FileManager.default.removeItem(at: output)
-                throw Self.itemError(error, context, what: isMovie ? "transcode to H.264/AAC" : "transcode to AAC")
+                throw itemError(error, run, what: isMovie ? "transcode to H.264/AAC" : "transcode to AAC")
             }
-            let bytes = Self.size(of: output)
+            let bytes = size(of: output)
             tried.append(isMovie ? "\(plan.video / 1000) kbit/s video: \(bytes) bytes" : "\(plan.audio / 1000) kbit/s: \(bytes) bytes")
             if bytes <= decision.budget && bytes > 0 {
                 var width = result.width
                 var height = result.height
                 if let rotation = decision.video?.rotation, rotation % 180 == 90 { swap(&width, &height) }
-                context.media = PreparedMedia(
+                let prepared = PreparedMedia(
                     file: output, isTemporary: true, type: type, budget: decision.budget,
                     encoding: Attachment.MediaEncoding(
                         action: .transcoded, container: type.fileExtensions[0], videoCodec: isMovie ? "h264" : nil,
@@ -124,12 +132,12 @@ struct ConvertMediaStep: PipelineStep {
                         audioBitRate: decision.audio == nil ? nil : plan.audio, attempts: attempts,
                         trimmedToSeconds: plan.trimmedTo),
                     width: width, height: height, durationSeconds: (result.durationSeconds * 1000).rounded() / 1000)
-                context.warnings.append("media: \(reason)")
+                run.warnings.append("media: \(reason)")
                 if let trim = plan.trimmedTo {
-                    context.warnings.append(
+                    run.warnings.append(
                         "media: trimmed to the first \(String(format: "%g", trim)) s of \(String(format: "%.1f", duration)) s to fit \(decision.budget) bytes (video.trimToSeconds)")
                 }
-                return
+                return prepared
             }
             try? FileManager.default.removeItem(at: output)
             guard attempts < BitRatePlan.maxAttempts,
@@ -156,9 +164,9 @@ struct ConvertMediaStep: PipelineStep {
         (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
     }
 
-    static func itemError(_ error: FFmpeg.ConversionError, _ context: ProcessingContext, what: String) -> ItemError {
-        if error.timedOut || ContinuousClock.now > context.deadline {
-            return ItemError(.timeout, "stopped at the time limit of \(String(format: "%g", context.timeoutSeconds)) s while trying to \(what)")
+    static func itemError(_ error: FFmpeg.ConversionError, _ run: ItemRun, what: String) -> ItemError {
+        if error.timedOut || run.isPastDeadline {
+            return run.timedOut("the attempt to \(what)")
         }
         return ItemError(.encodeFailed, "cannot \(what): \(error.description)")
     }

@@ -1,15 +1,12 @@
 import Foundation
 import PushMediaModel
 
-/// Writes the encoded variants into the output folder (content-addressed, atomic) and describes
-/// them as attachments with their notification options.
-struct StoreStep: PipelineStep {
-    var name: String { "store" }
-    var usesLibVips: Bool { false }
-
-    func run(_ context: ProcessingContext) throws {
-        let store = OutputStore(directory: context.options.outputDirectory)
-        context.attachments = try context.encoded.map { encoded in
+extension Encoded {
+    /// Writes the encoded variants into the output folder (content-addressed, atomic) and
+    /// describes them as attachments with their notification options.
+    func store(_ run: ItemRun) throws -> [Attachment] {
+        let store = OutputStore(directory: run.options.outputDirectory)
+        return try images.map { encoded in
             let type = encoded.format.attachmentType
             let stored: OutputStore.StoredFile
             do {
@@ -21,22 +18,21 @@ struct StoreStep: PipelineStep {
                 switch encoded.role {
                 case .expanded:
                     // Shown large when expanded; the clipping rect gives the collapsed square.
-                    .init(thumbnailHidden: false, thumbnailClippingRect: context.clipRect)
+                    .init(thumbnailHidden: false, thumbnailClippingRect: clipRect)
                 case .thumbnail, .media:
                     .init(thumbnailHidden: false)
                 }
-            if encoded.format == .gif, let frame = context.representativeFrame {
+            if encoded.format == .gif, let frame = representativeFrame {
                 // ThumbnailTime is a frame number for animated images; frames may have been dropped.
                 options.thumbnailTime = Double(frame / max(1, encoded.settings.frameStep))
             }
             return Attachment(
                 identifier: encoded.role.rawValue, role: encoded.role, file: stored.name,
-                url: context.options.baseURL.map { OutputStore.url(base: $0, file: stored.name) },
+                url: run.options.baseURL.map { OutputStore.url(base: $0, file: stored.name) },
                 typeHint: type.typeHint, fileExtension: type.fileExtensions[0], mimeType: type.mimeType,
                 bytes: stored.bytes, sha256: stored.sha256, width: encoded.width, height: encoded.height,
                 frames: encoded.frames, budget: encoded.budget, encoding: encoded.encoding, options: options)
         }
-        context.encoded = []
     }
 }
 

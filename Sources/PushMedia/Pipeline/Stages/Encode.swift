@@ -1,0 +1,46 @@
+import PushMediaModel
+
+/// Both variants as bytes within their budgets, with what their attachments need to say.
+struct Encoded {
+    /// The thumbnail, then the expanded variant.
+    var images: [EncodedImage]
+    /// The thumbnail's square inside the expanded variant.
+    var clipRect: ClipRect
+    /// The animation frame that stands for the whole, before any frame was dropped.
+    var representativeFrame: Int?
+
+    /// Encodes every variant within its byte budget: JPEG for opaque stills, PNG for real alpha,
+    /// animated GIF for animations. Lossy steps the budget forced are reported as warnings.
+    static func encode(_ framed: Framed, _ run: ItemRun) throws -> Encoded {
+        let budgets = run.profile.budgets
+        let variants: [(Attachment.Role, Pixels)] = [(.thumbnail, framed.thumbnail), (.expanded, framed.expanded)]
+        let images = try variants.map { role, pixels in
+            let format = ImageEncoder.format(for: pixels, keepsAlpha: framed.keepsAlpha)
+            let budget = format == .gif ? budgets.animated : (role == .thumbnail ? budgets.thumbnail : budgets.expanded)
+            do {
+                let encoded = try ImageEncoder.encode(
+                    pixels, role: role, as: format, budget: budget, profile: run.profile, deadline: run.deadline)
+                run.warnings += warnings(for: encoded, total: pixels.frameCount)
+                return encoded
+            } catch let error as Vips.Error {
+                throw ItemError(.encodeFailed, "cannot encode the \(role.rawValue) as \(format.rawValue): \(error.message)")
+            }
+        }
+        return Encoded(images: images, clipRect: framed.clipRect, representativeFrame: framed.representativeFrame)
+    }
+
+    static func warnings(for encoded: EncodedImage, total: Int?) -> [String] {
+        let role = encoded.role.rawValue
+        var out: [String] = []
+        if let kept = encoded.frames, let total, kept < total {
+            out.append("\(role): dropped frames to fit \(encoded.budget) bytes: kept \(kept) of \(total), delays merged so the duration is unchanged")
+        }
+        if encoded.settings.scale < 1 {
+            out.append("\(role): downscaled to \(encoded.width)x\(encoded.height) (scale \(String(format: "%.2f", encoded.settings.scale))) to fit \(encoded.budget) bytes")
+        }
+        if let colours = encoded.settings.colours, encoded.format == .png || colours < 256 {
+            out.append("\(role): reduced to a palette of \(colours) colours to fit \(encoded.budget) bytes")
+        }
+        return out
+    }
+}

@@ -1,0 +1,52 @@
+import PushMediaModel
+
+/// The two variants cut from the one decode, and where the thumbnail sits in the expanded one.
+struct Framed {
+    /// The square thumbnail (a still of the representative frame when the profile asks for one).
+    var thumbnail: Pixels
+    /// The expanded variant, at the profile's aspect.
+    var expanded: Pixels
+    /// The thumbnail's square inside the expanded variant (`thumbnailClippingRect`).
+    var clipRect: ClipRect
+    /// The animation frame that stands for the whole (the GIF's `thumbnailTime`).
+    var representativeFrame: Int?
+    /// True when the alpha is real: stills become PNGs.
+    var keepsAlpha: Bool
+
+    /// Cuts the square thumbnail and the expanded variant from the decoded image, both centred
+    /// on the subject, and computes the clipping rect of the thumbnail inside the expanded
+    /// image. Every frame of an animation is cut the same way. The cuts are lazy: pixels are
+    /// computed once, when encoded.
+    static func cut(_ decoded: Decoded, around subject: Subject, _ run: ItemRun) throws -> Framed {
+        let plan = decoded.plan
+        let placement = plan.placement(
+            working: PixelSize(width: decoded.pixels.width, height: decoded.pixels.height), subject: subject.point,
+            aspect: run.profile.expanded.aspect)
+        do {
+            return try Vips.attributed {
+                var thumbnailSource = decoded.pixels
+                if run.profile.animation.stillThumbnail, case .animation(let animation) = decoded.pixels {
+                    thumbnailSource = .still(animation.frames[subject.representativeFrame ?? 0])
+                }
+                return Framed(
+                    thumbnail: try thumbnailSource.map { try cut($0, placement.thumbnailRect, to: plan.thumbnail) },
+                    expanded: try decoded.pixels.map { try cut($0, placement.expandedRect, to: plan.expanded) }, clipRect: placement.clipRect,
+                    representativeFrame: subject.representativeFrame, keepsAlpha: decoded.keepsAlpha)
+            }
+        } catch let error as Vips.Error {
+            throw ItemError(.corruptInput, "cannot resize the image: \(error.message)")
+        }
+    }
+
+    /// `rect` of `image`, resized to exactly `size`.
+    static func cut(_ image: Vips.Image, _ rect: PixelRect, to size: PixelSize) throws -> Vips.Image {
+        let area = try image.extractArea(left: rect.x, top: rect.y, width: rect.width, height: rect.height)
+        if rect.size == size { return area }
+        let resized = try area.resize(
+            horizontal: Double(size.width) / Double(rect.width), vertical: Double(size.height) / Double(rect.height))
+        // Rounding in resize can leave a pixel too many; cut to the exact size.
+        if resized.width == size.width && resized.height == size.height { return resized }
+        return try resized.extractArea(
+            left: 0, top: 0, width: min(size.width, resized.width), height: min(size.height, resized.height))
+    }
+}

@@ -1,0 +1,50 @@
+import PushMediaModel
+
+/// The profile's safety limits, checked from headers alone, before any pixel is decoded. Pure.
+extension Profile.Limits {
+    /// Refuses an image over the limits: pixels of a still image or of one frame, frames, and
+    /// total animation pixels.
+    func check(_ image: ProbedImage) throws {
+        try checkImage(width: image.size.width, height: image.size.height, frames: image.frames)
+    }
+
+    /// The limit an image of this size breaks, as an error.
+    func checkImage(width: Int, height: Int, frames: Int) throws {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > maxPixels {
+            throw ItemError(
+                .tooManyPixels,
+                "\(width)×\(height) is \(overflow ? "too many" : "\(pixels)") pixels\(frames > 1 ? " per frame" : ""), over the limit of \(maxPixels)")
+        }
+        if frames > maxFrames {
+            throw ItemError(.tooManyFrames, "the animation has \(frames) frames, over the limit of \(maxFrames)")
+        }
+        let (total, totalOverflow) = pixels.multipliedReportingOverflow(by: frames)
+        if totalOverflow || total > maxAnimationPixels {
+            throw ItemError(
+                .tooManyFrames,
+                "\(frames) frames of \(width)×\(height) are \(total) pixels in all, over the limit of \(maxAnimationPixels)")
+        }
+    }
+
+    /// Refuses a movie or audio file over the limits: duration, and pixels per video frame.
+    func check(_ media: ProbedMedia) throws {
+        try checkMedia(media.probe)
+    }
+
+    /// The limit a probed movie or audio file breaks, as an error.
+    func checkMedia(_ probe: Probe) throws {
+        if let duration = probe.durationSeconds, duration > maxDurationSeconds {
+            throw ItemError(
+                .tooLong,
+                "\(String(format: "%.1f", duration)) s is longer than the limit of \(String(format: "%g", maxDurationSeconds)) s")
+        }
+        if let width = probe.width, let height = probe.height {
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            if overflow || pixels > maxPixels {
+                throw ItemError(
+                    .tooManyPixels, "video frames of \(width)×\(height) are over the limit of \(maxPixels) pixels")
+            }
+        }
+    }
+}
