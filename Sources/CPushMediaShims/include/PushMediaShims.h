@@ -79,19 +79,30 @@ int pm_averror(int posix_errno);
 int pm_averror_eof(void);
 /// AVERROR_EXIT: what FFmpeg returns when the interrupt callback (our deadline) stopped it.
 int pm_averror_exit(void);
+/// What pm_av_open returns when FFmpeg's own probes are sure the file is a format PushMedia
+/// does not accept (a playlist, a concat list, an image behind an ID3 tag, ...).
+int pm_averror_format_mismatch(void);
 /// av_strerror into buf (av_err2str is a macro).
 void pm_av_strerror(int errnum, char *buf, size_t size);
 
-/// FFmpeg's process-wide settings (log level: quiet, unless PUSHMEDIA_FFMPEG_LOG is set, since
-/// PushMedia reports FFmpeg's errors itself). Safe to call more than once.
-void pm_av_startup(void);
+/// FFmpeg's process-wide settings: the log level (quiet, unless PUSHMEDIA_FFMPEG_LOG is set,
+/// since PushMedia reports FFmpeg's errors itself) and the demuxers PushMedia accepts
+/// (comma-separated FFmpeg names, kept from the first call). Safe to call more than once.
+void pm_av_startup(const char *format_whitelist);
 
 struct AVFormatContext;
 struct AVStream;
-/// Opens a media file and reads its stream info. Blocking I/O and parsing stop (AVERROR_EXIT)
-/// once av_gettime_relative() passes deadline_us, through the interrupt callback.
-/// Returns 0 or a negative AVERROR; *out is set only on success.
-int pm_av_open(const char *path, int64_t deadline_us, struct AVFormatContext **out);
+/// Opens a media file with the named demuxer (never FFmpeg's own guess), which must be on the
+/// whitelist given to pm_av_startup; the whitelist is also the format_whitelist (for any nested
+/// open) and `file` the only protocol. Fails with pm_averror_format_mismatch() when FFmpeg's probes
+/// are sure the bytes are a format not on the whitelist. Then reads the stream info. Blocking
+/// I/O and parsing stop (AVERROR_EXIT) once av_gettime_relative() passes deadline_us, through
+/// the interrupt callback. Returns 0 or a negative AVERROR; *out is set only on success.
+int pm_av_open(const char *path, const char *demuxer, int64_t deadline_us, struct AVFormatContext **out);
+/// FFmpeg's own guess from the first 64 KB of the file (bytes only, no name): returns the score
+/// and writes the demuxer's name, or returns 0 when no demuxer is sure (score at most
+/// AVPROBE_SCORE_EXTENSION), or a negative AVERROR when the file cannot be read.
+int pm_av_guess_demuxer(const char *path, char *name, size_t name_size);
 /// Closes what pm_av_open opened (and its deadline).
 void pm_av_close(struct AVFormatContext **context);
 /// Clockwise display rotation of a stream from its display-matrix side data, 0…359 (0 if none).
@@ -99,11 +110,12 @@ int pm_av_stream_rotation(const struct AVStream *stream);
 /// True when the stream is attached cover art (AV_DISPOSITION_ATTACHED_PIC).
 int pm_av_stream_is_cover_art(const struct AVStream *stream);
 
-// ---- FFmpeg: poster frames, cover art, remux, transcode (ffmpeg_media.c) ----------------------
+// ---- FFmpeg: poster frames, cover art (ffmpeg_reader.c), remux (ffmpeg_remux.c), transcode ----
+// (ffmpeg_transcode.c). Each opens its input with pm_av_open and the demuxer named.
 
 /// Decodes one video stream frame by frame (non-reference frames skipped) for poster candidates.
 typedef struct pm_video_reader pm_video_reader;
-int pm_video_reader_open(const char *path, int stream_index, int64_t deadline_us, pm_video_reader **out);
+int pm_video_reader_open(const char *path, const char *demuxer, int stream_index, int64_t deadline_us, pm_video_reader **out);
 void pm_video_reader_close(pm_video_reader **reader);
 /// Decodes the next frame; *time_seconds is its time from the stream's start.
 /// Returns 0, AVERROR_EOF at the end, AVERROR_EXIT past the deadline, or another AVERROR.
@@ -121,7 +133,7 @@ int pm_av_cover_art(const struct AVFormatContext *format, const uint8_t **data, 
 /// Copies one video and one audio stream (-1: none) into a new file without re-encoding; the
 /// container comes from the output's extension, MP4 gets faststart, the display matrix is kept
 /// and HEVC is tagged hvc1. On failure writes "stage: message" into error.
-int pm_av_remux(const char *input, const char *output, int video_index, int audio_index, int64_t deadline_us,
+int pm_av_remux(const char *input, const char *demuxer, const char *output, int video_index, int audio_index, int64_t deadline_us,
                 char *error, size_t error_size);
 
 typedef struct {
@@ -145,7 +157,7 @@ typedef struct {
 
 /// Decodes, scales and encodes to H.264 (libx264, high profile, yuv420p) and AAC in the container
 /// the output's extension names (MP4 with faststart, or M4A), keeping the display rotation.
-int pm_av_transcode(const char *input, const char *output, const pm_transcode_params *params, int64_t deadline_us,
+int pm_av_transcode(const char *input, const char *demuxer, const char *output, const pm_transcode_params *params, int64_t deadline_us,
                     pm_transcode_result *result, char *error, size_t error_size);
 
 // ---- process ----------------------------------------------------------------------------------

@@ -26,6 +26,32 @@ public enum MediaFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The FFmpeg demuxer that opens this format (its short name), nil for images (libvips reads
+    /// those). PushMedia hands FFmpeg this demuxer instead of letting it guess, and allows no
+    /// other (``acceptedDemuxers``). The one table from sniffed format to demuxer.
+    public var demuxer: String? {
+        switch self {
+        case .jpeg, .png, .gif, .webp, .heif, .avif, .tiff: nil
+        case .mp4, .quicktime, .m4a: "mov"
+        case .matroska: "matroska"
+        case .avi: "avi"
+        case .mpegProgramStream: "mpeg"
+        case .mpegTransportStream: "mpegts"
+        case .mp3: "mp3"
+        case .wav: "wav"
+        case .aiff: "aiff"
+        case .ogg: "ogg"
+        case .flac: "flac"
+        }
+    }
+
+    /// Every demuxer FFmpeg may use, comma-separated as FFmpeg's `format_whitelist` wants.
+    public static var acceptedDemuxers: String {
+        var names: [String] = []
+        for name in allCases.compactMap(\.demuxer) where !names.contains(name) { names.append(name) }
+        return names.joined(separator: ",")
+    }
+
     public var mimeType: String {
         switch self {
         case .jpeg: "image/jpeg"

@@ -48,7 +48,7 @@ struct ConvertMediaStep: PipelineStep {
         let output = try temporaryFile(context, extension: type.fileExtensions[0])
         do {
             try FFmpeg.remux(
-                input: context.input.path, output: output.path, video: decision.video?.index, audio: decision.audio?.index,
+                input: context.input.path, format: context.format, output: output.path, video: decision.video?.index, audio: decision.audio?.index,
                 deadline: context.deadline)
         } catch let error as FFmpeg.ConversionError {
             try? FileManager.default.removeItem(at: output)
@@ -99,7 +99,7 @@ struct ConvertMediaStep: PipelineStep {
             let result: FFmpeg.TranscodeResult
             do {
                 result = try FFmpeg.transcode(
-                    input: context.input.path, output: output.path,
+                    input: context.input.path, format: context.format, output: output.path,
                     settings: FFmpeg.TranscodeSettings(
                         video: isMovie ? decision.video?.index : nil, audio: decision.audio?.index,
                         maxLongSide: profile.video.maxLongSide, videoBitRate: plan.video,

@@ -11,7 +11,7 @@ struct CoverArtStep: PipelineStep {
         guard context.kind == .audio, context.probe?.hasCoverArt == true else { return }
         let art: Data?
         do {
-            art = try FFmpeg.MediaFile(path: context.input.path, deadline: context.deadline).coverArt()
+            art = try FFmpeg.MediaFile(path: context.input.path, format: context.format, deadline: context.deadline).coverArt()
         } catch let error as FFmpeg.Error {
             throw ItemError(.corruptInput, "cannot read the cover art: \(error.message)")
         }

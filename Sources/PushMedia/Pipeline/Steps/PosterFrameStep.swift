@@ -28,7 +28,7 @@ struct PosterFrameStep: PipelineStep {
         var poster: (pixels: [UInt8], width: Int, height: Int, time: Double)?
         var decoded = 0
         do {
-            let reader = try FFmpeg.VideoReader(path: context.input.path, stream: stream.index, deadline: context.deadline)
+            let reader = try FFmpeg.VideoReader(path: context.input.path, format: context.format, stream: stream.index, deadline: context.deadline)
             let interval = window / Double(Self.candidates)
             var nextSample = 0.0
             while let time = try reader.next() {

@@ -13,7 +13,7 @@ struct ProbeMediaStep: PipelineStep {
         guard let format = context.format else { return }
         let description: MediaDescription
         do {
-            description = try FFmpeg.MediaFile(path: context.input.path, deadline: context.deadline).probe()
+            description = try FFmpeg.MediaFile(path: context.input.path, format: format, deadline: context.deadline).probe()
         } catch let error as FFmpeg.Error {
             if ContinuousClock.now > context.deadline {
                 throw ItemError(.timeout, "probing stopped at the time limit of \(String(format: "%g", context.timeoutSeconds)) s")
