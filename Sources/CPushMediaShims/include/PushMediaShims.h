@@ -19,17 +19,33 @@ char *pm_vips_error_take(void);
 
 // ---- loading --------------------------------------------------------------------------------
 
-/// Opens an image from a file descriptor source, reading only its header.
-/// fail_on: a VipsFailOn value. n: pages to load (1, or -1 for all).
-VipsImage *pm_image_new_from_source(VipsSource *source, int fail_on, int n);
-/// Opens an image from memory (for tests and re-probing outputs). access: random.
-VipsImage *pm_image_new_from_buffer(const void *buf, size_t len);
+/// The image formats PushMedia loads, each with its own libvips loader (vips_loaders.c).
+typedef enum {
+    PM_LOADER_JPEG = 0,
+    PM_LOADER_PNG = 1,
+    PM_LOADER_GIF = 2,
+    PM_LOADER_WEBP = 3,
+    PM_LOADER_HEIF = 4, ///< HEIC and AVIF (libheif)
+    PM_LOADER_TIFF = 5,
+} pm_image_loader;
 
-/// vips_thumbnail_source: shrink-on-load, auto-orient, colour-manage to sRGB, downsize only.
-/// all_pages: load every frame of an animation (each frame is resized; page-height is set).
-/// colour_manage: export to sRGB through the ICC profile (only for tagged or CMYK images).
-int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
-                        int fail_on, int all_pages, int colour_manage);
+/// Blocks every libvips loader but PushMedia's six (and libvips' "untrusted" operations).
+/// Called once by pm_vips_startup.
+void pm_vips_block_loaders(void);
+/// 1 when the operation (e.g. "svgload_buffer") is blocked, 0 when it may run, -1 when libvips
+/// has no such operation.
+int pm_vips_operation_blocked(const char *nickname);
+/// Opens an image with the given loader (never libvips' guess), reading only its header;
+/// pixels come on demand, sequentially. fail_on: a VipsFailOn value. n: pages for GIF and WebP
+/// (1, or -1 for all; TIFF and HEIF always give their first or primary image). shrink: JPEG's
+/// shrink-on-load (1, 2, 4, 8) or WebP's scale (1/shrink); other loaders ignore it.
+VipsImage *pm_load_source(VipsSource *source, pm_image_loader loader, int fail_on, int n, int shrink);
+/// Opens an image held in memory with the given loader (cover art, re-reading outputs).
+VipsImage *pm_load_buffer(const void *buf, size_t len, pm_image_loader loader);
+/// vips_thumbnail_image on an image opened with pm_load_source: auto-orient, colour-manage to
+/// sRGB (colour_manage: through the ICC profile, for tagged or CMYK images), downsize only to fit
+/// width x height; every page of a multi-page image is resized (page-height kept in step).
+int pm_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int colour_manage);
 
 /// Makes evaluation of `image` (and of everything computed from it) stop with an error once
 /// g_get_monotonic_time() passes deadline_us: libvips' eval signal sets the kill flag.
