@@ -112,6 +112,13 @@ struct MediaSnifferTests {
         }
     }
 
+    @Test("the leak check's driver whitelists the same demuxers as PushMedia")
+    func leakCheckWhitelist() throws {
+        let driver = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("scripts/leakcheck/ffmpeg_driver.c"), encoding: .utf8)
+        #expect(driver.contains("pm_av_startup(\"\(MediaFormat.acceptedDemuxers)\")"))
+    }
+
     @Test("images have one libvips loader each; movies and audio none")
     func loaderTable() {
         for format in MediaFormat.allCases {

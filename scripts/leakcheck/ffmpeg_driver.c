@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s OUTDIR DEMUXER=FILE...\n", argv[0]);
         return 2;
     }
+    // What MediaFormat.acceptedDemuxers gives PushMedia (the Swift table is the one to change).
     pm_av_startup("mov,matroska,avi,mpeg,mpegts,mp3,wav,aiff,ogg,flac");
     const char *out = argv[1];
     char target[4096];

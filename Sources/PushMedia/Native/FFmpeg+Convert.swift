@@ -20,7 +20,7 @@ extension FFmpeg {
         var message = [CChar](repeating: 0, count: 512)
         let result = pm_av_remux(
             input, demuxer, output, Int32(video ?? -1), Int32(audio ?? -1), microseconds(deadline), &message, message.count)
-        guard result >= 0 else { throw ConversionError(code: result, description: text(message)) }
+        guard result >= 0 else { throw ConversionError(code: result, description: string(message)) }
     }
 
     /// What a transcode should write.
@@ -60,14 +60,10 @@ extension FFmpeg {
                 max_duration: settings.maxDuration ?? 0, preset: preset, audio_sample_rate: 0, audio_channels: 2)
             return pm_av_transcode(input, demuxer, output, &params, microseconds(deadline), &written, &message, message.count)
         }
-        guard result >= 0 else { throw ConversionError(code: result, description: text(message)) }
+        guard result >= 0 else { throw ConversionError(code: result, description: string(message)) }
         return TranscodeResult(
             width: settings.video == nil ? nil : Int(written.width), height: settings.video == nil ? nil : Int(written.height),
             frames: Int(written.frames), durationSeconds: written.duration)
-    }
-
-    private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -16,7 +16,12 @@ enum FFmpeg {
     static func describe(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         pm_av_strerror(code, &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return string(buffer)
+    }
+
+    /// The NUL-terminated text a C function wrote into `buffer`.
+    static func string(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `AVERROR(EAGAIN)` and friends (macros in C).
@@ -44,7 +49,7 @@ enum FFmpeg {
         guard result == formatMismatch else { return }
         var name = [CChar](repeating: 0, count: 128)
         _ = pm_av_guess_demuxer(path, &name, name.count)
-        let seen = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let seen = string(name)
         throw ItemError(
             .unsupportedType,
             "the first bytes say \(format?.rawValue ?? "media"), but FFmpeg reads the file as \(seen.isEmpty ? "another format" : seen), which PushMedia does not accept")
