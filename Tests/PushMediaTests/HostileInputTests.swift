@@ -60,6 +60,22 @@ struct HostileInputTests {
         #expect(throws: ItemError.self) { try FFmpeg.MediaFile(path: mp3, format: nil, deadline: .now + .seconds(30)) }
     }
 
+    @Test("raw AAC (ADTS) goes through its own demuxer and is copied into M4A")
+    func adtsAudio() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let aac = try MediaFactory.make(
+            "tone.aac", in: folder, ["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac", "-b:a", "96k", "-f", "adts"])
+        let out = folder.appendingPathComponent("out")
+        let item = Self.process(aac, out: out)
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        #expect(item.kind == .audio && item.probe?.format == "aac")
+        let media = try #require(item.attachments.first { $0.fileExtension == "m4a" })
+        let probed = try MediaFactory.probe(out.appendingPathComponent(media.file))
+        #expect(probed.formatName.contains("mp4") || probed.formatName.contains("m4a"), "\(probed.formatName)")
+        #expect(probed.audio?["codec_name"] as? String == "aac")
+        #expect(abs(probed.duration - 2) < 0.2, "\(probed.duration)")
+    }
+
     @Test("libvips never loads SVG, PDF or anything else it would guess, even from cover-art bytes")
     func libvipsLoadersBlocked() throws {
         try Vips.start()

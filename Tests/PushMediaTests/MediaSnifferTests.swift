@@ -90,6 +90,23 @@ struct MediaSnifferTests {
         #expect(MediaSniffer.detect(Array("ID3\u{4}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}".utf8)) == .mp3, "an ID3 tag is enough")
     }
 
+    @Test("raw AAC needs a valid ADTS header and a second one where the first frame ends")
+    func adtsFrames() throws {
+        // MPEG-4, no CRC, AAC LC, 44.1 kHz (index 4), stereo, 371-byte frames.
+        func frame(_ length: Int, rateIndex: UInt8 = 4) -> [UInt8] {
+            [0xFF, 0xF1, 0x40 | rateIndex << 2, 0x80 | UInt8((length >> 11) & 0x03), UInt8((length >> 3) & 0xFF),
+             UInt8((length & 0x07) << 5) | 0x1F, 0xFC] + [UInt8](repeating: 0, count: length - 7)
+        }
+        let header = try #require(ADTSFrameHeader(frame(371), at: 0))
+        #expect(header.frameLength == 371 && header.sampleRateIndex == 4)
+        #expect(MediaSniffer.detect(frame(371) + frame(300)) == .aac)
+        #expect(MediaSniffer.detect(frame(371)) == nil, "nothing where the second frame should be")
+        #expect(MediaSniffer.detect(frame(371) + frame(300, rateIndex: 3)) == nil, "frames of one stream share a sample rate")
+        #expect(ADTSFrameHeader(frame(371, rateIndex: 13), at: 0) == nil, "sample-rate index 13 is reserved")
+        #expect(ADTSFrameHeader([0xFF, 0xF1, 0x50, 0x80, 0x00, 0x1F, 0xFC], at: 0) == nil, "a frame shorter than its header")
+        #expect(ADTSFrameHeader(Self.mp3Frame + [0, 0, 0], at: 0) == nil, "MPEG audio (layer 3) is not ADTS")
+    }
+
     @Test("a transport stream needs its sync byte every 188 bytes")
     func transportStream() {
         let packet = [0x47] + [UInt8](repeating: 0, count: 187)

@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     // What MediaFormat.acceptedDemuxers gives PushMedia (the Swift table is the one to change).
-    pm_av_startup("mov,matroska,avi,mpeg,mpegts,mp3,wav,aiff,ogg,flac");
+    pm_av_startup("mov,matroska,avi,mpeg,mpegts,mp3,wav,aiff,ogg,flac,aac");
     const char *out = argv[1];
     char target[4096];
     char error[512];

@@ -8,13 +8,15 @@ public enum MediaFormat: String, Sendable, CaseIterable, Codable {
     case mp4, quicktime, matroska, avi, mpegProgramStream = "mpeg-ps", mpegTransportStream = "mpeg-ts"
     // Audio.
     case mp3, m4a, wav, aiff, ogg, flac
+    /// Raw AAC in ADTS frames (`.aac`).
+    case aac
 
     /// The kind before a closer look (a GIF or WebP may turn out to be animated, an Ogg a movie).
     public var kind: MediaKind {
         switch self {
         case .jpeg, .png, .gif, .webp, .heif, .avif, .tiff: .image
         case .mp4, .quicktime, .matroska, .avi, .mpegProgramStream, .mpegTransportStream: .video
-        case .mp3, .m4a, .wav, .aiff, .ogg, .flac: .audio
+        case .mp3, .m4a, .wav, .aiff, .ogg, .flac, .aac: .audio
         }
     }
 
@@ -42,6 +44,7 @@ public enum MediaFormat: String, Sendable, CaseIterable, Codable {
         case .aiff: "aiff"
         case .ogg: "ogg"
         case .flac: "flac"
+        case .aac: "aac"
         }
     }
 
@@ -73,6 +76,7 @@ public enum MediaFormat: String, Sendable, CaseIterable, Codable {
         case .aiff: "audio/aiff"
         case .ogg: "audio/ogg"
         case .flac: "audio/flac"
+        case .aac: "audio/aac"
         }
     }
 }

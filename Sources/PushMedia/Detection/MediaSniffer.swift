@@ -3,7 +3,7 @@ import PushMediaModel
 /// Decides a file's format from its first bytes — never from its name.
 public enum MediaSniffer {
     /// How many leading bytes ``detect(_:)`` looks at: enough for two MPEG audio frames (the
-    /// longest is 2,881 bytes) and two transport-stream packets.
+    /// longest is 2,881 bytes), two transport-stream packets and two typical ADTS frames.
     public static let headerLength = 4096
 
     /// The format of a file whose first bytes are `header`, or nil when it is none PushMedia knows.
@@ -35,7 +35,17 @@ public enum MediaSniffer {
         }
         if ascii(0, "ID3") { return .mp3 }
         if isMPEGAudio(b) { return .mp3 }
+        if isADTS(b) { return .aac }
         return nil
+    }
+
+    /// A valid ADTS header at the start and a second one, at the same sample rate, where the first
+    /// frame ends.
+    static func isADTS(_ b: [UInt8]) -> Bool {
+        guard let first = ADTSFrameHeader(b, at: 0), let second = ADTSFrameHeader(b, at: first.frameLength) else {
+            return false
+        }
+        return first.sampleRateIndex == second.sampleRateIndex
     }
 
     /// A valid MPEG audio frame header at the start and a second one where the first frame ends

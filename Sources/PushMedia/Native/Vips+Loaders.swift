@@ -19,7 +19,7 @@ extension Vips {
             case .heif, .avif: self = .heif
             case .tiff: self = .tiff
             case .mp4, .quicktime, .matroska, .avi, .mpegProgramStream, .mpegTransportStream,
-                .mp3, .m4a, .wav, .aiff, .ogg, .flac:
+                .mp3, .m4a, .wav, .aiff, .ogg, .flac, .aac:
                 return nil
             }
         }
