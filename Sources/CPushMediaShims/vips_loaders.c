@@ -28,15 +28,15 @@ int pm_vips_operation_blocked(const char *nickname) {
     return blocked;
 }
 
-VipsImage *pm_load_source(VipsSource *source, pm_image_loader loader, int fail_on, int n, int shrink) {
+VipsImage *pm_load_source(VipsSource *source, pm_image_loader loader, int fail_on, int n, double shrink) {
     VipsImage *out = NULL;
     VipsFailOn fail = (VipsFailOn)fail_on;
     VipsAccess access = VIPS_ACCESS_SEQUENTIAL;
-    int factor = shrink > 1 ? shrink : 1;
+    double factor = shrink > 1 ? shrink : 1;
     int result = -1;
     switch (loader) {
     case PM_LOADER_JPEG:
-        result = vips_jpegload_source(source, &out, "access", access, "fail_on", fail, "shrink", factor, NULL);
+        result = vips_jpegload_source(source, &out, "access", access, "fail_on", fail, "shrink", (int)factor, NULL);
         break;
     case PM_LOADER_PNG:
         result = vips_pngload_source(source, &out, "access", access, "fail_on", fail, NULL);

@@ -157,7 +157,10 @@ struct MediaSnifferTests {
         // width; read as it is stored, it would be 16 times its height.
         #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 4800), target: target, swapsAxes: true) == 4)
         #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 4800), target: target, swapsAxes: false) == 8)
-        #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 4)
+        // libwebp scales by any factor: the whole shrink, never an enlargement.
+        #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 8)
+        #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 1400, height: 700), target: target, swapsAxes: false) == 1400.0 / 600)
+        #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 300, height: 100), target: target, swapsAxes: false) == 1)
         for loader in [Vips.Loader.png, .gif, .heif, .tiff] {
             #expect(loader.shrinkFactor(source: PixelSize(width: 9600, height: 4800), target: target, swapsAxes: false) == 1)
         }

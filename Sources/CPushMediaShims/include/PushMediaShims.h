@@ -38,8 +38,8 @@ int pm_vips_operation_blocked(const char *nickname);
 /// Opens an image with the given loader (never libvips' guess), reading only its header;
 /// pixels come on demand, sequentially. fail_on: a VipsFailOn value. n: pages for GIF and WebP
 /// (1, or -1 for all; TIFF and HEIF always give their first or primary image). shrink: JPEG's
-/// shrink-on-load (1, 2, 4, 8) or WebP's scale (1/shrink); other loaders ignore it.
-VipsImage *pm_load_source(VipsSource *source, pm_image_loader loader, int fail_on, int n, int shrink);
+/// shrink-on-load (1, 2, 4, 8) or WebP's scale (1/shrink, any factor >= 1); other loaders ignore it.
+VipsImage *pm_load_source(VipsSource *source, pm_image_loader loader, int fail_on, int n, double shrink);
 /// Opens an image held in memory with the given loader (cover art, re-reading outputs).
 VipsImage *pm_load_buffer(const void *buf, size_t len, pm_image_loader loader);
 /// vips_thumbnail_image on an image opened with pm_load_source: auto-orient, colour-manage to

@@ -38,14 +38,16 @@ extension Vips {
         /// Whether the loader decodes at a reduced size itself (JPEG's DCT scaling, WebP's scale).
         var shrinksOnLoad: Bool { self == .jpeg || self == .webp }
 
-        /// The shrink-on-load factor (1, 2, 4 or 8) for a decode of `source` (as stored) that must
-        /// still cover `target` (upright) once `swapsAxes` (EXIF orientation 5…8) is applied.
-        /// As `vips_thumbnail` does, it stays a factor of two above the target, so the final
-        /// resize is a real filter rather than the decoder's block average. Pure.
-        func shrinkFactor(source: PixelSize, target: PixelSize, swapsAxes: Bool) -> Int {
+        /// The shrink-on-load factor for a decode of `source` (as stored) that must still cover
+        /// `target` (upright) once `swapsAxes` (EXIF orientation 5…8) is applied, as
+        /// `vips_thumbnail` chooses it: for JPEG 1, 2, 4 or 8, staying a factor of two above the
+        /// target so the final resize is a real filter rather than the decoder's block average;
+        /// for WebP the whole shrink (libwebp's scaler filters), never below 1. Pure.
+        func shrinkFactor(source: PixelSize, target: PixelSize, swapsAxes: Bool) -> Double {
             guard shrinksOnLoad, target.width > 0, target.height > 0 else { return 1 }
             let wanted = swapsAxes ? PixelSize(width: target.height, height: target.width) : target
             let shrink = max(Double(source.width) / Double(wanted.width), Double(source.height) / Double(wanted.height))
+            guard self == .jpeg else { return max(1, shrink) }
             switch shrink {
             case 16...: return 8
             case 8...: return 4
@@ -81,9 +83,9 @@ extension Vips.Image {
         try load(source, failOn: failOn, allPages: allPages, shrink: 1)
     }
 
-    private static func load(_ source: Vips.Source, failOn: Vips.FailOn, allPages: Bool, shrink: Int) throws -> Vips.Image {
+    private static func load(_ source: Vips.Source, failOn: Vips.FailOn, allPages: Bool, shrink: Double) throws -> Vips.Image {
         guard let format = source.format, let loader = Vips.Loader(format) else { throw Vips.notAnImage("load") }
-        guard let image = pm_load_source(source.pointer, loader.value, failOn.rawValue, allPages ? -1 : 1, Int32(shrink))
+        guard let image = pm_load_source(source.pointer, loader.value, failOn.rawValue, allPages ? -1 : 1, shrink)
         else {
             throw Vips.Error(operation: "load \(format.rawValue)", message: Vips.takeError())
         }
