@@ -20,6 +20,7 @@ static gpointer do_startup(gpointer argv0) {
     // Each item opens different files: the operation cache would only keep their pixels alive.
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
+    pm_vips_block_loaders();
     if (getenv("PUSHMEDIA_VIPS_WARNINGS") == NULL) {
         g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, drop_vips_warning, NULL);
     }
@@ -34,39 +35,6 @@ int pm_vips_startup(const char *argv0) {
 char *pm_vips_error_take(void) {
     char *text = vips_error_buffer_copy();
     return text ? text : g_strdup("");
-}
-
-VipsImage *pm_image_new_from_source(VipsSource *source, int fail_on, int n) {
-    // Only multi-page loaders (GIF, WebP, TIFF, HEIF) take "n".
-    if (n == 1) {
-        return vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL,
-                                          "fail_on", (VipsFailOn)fail_on, NULL);
-    }
-    return vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL,
-                                      "fail_on", (VipsFailOn)fail_on, "n", n, NULL);
-}
-
-VipsImage *pm_image_new_from_buffer(const void *buf, size_t len) {
-    return vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_RANDOM, NULL);
-}
-
-int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
-                        int fail_on, int all_pages, int colour_manage) {
-    // libvips 8.14 does not hand thumbnail's own fail_on to a source loader: pass it in the
-    // loader's option string as well.
-    const char *nick = vips_enum_nick(VIPS_TYPE_FAIL_ON, fail_on);
-    char options[64];
-    snprintf(options, sizeof(options), "fail_on=%s%s", nick ? nick : "truncated",
-             all_pages ? ",n=-1" : "");
-    // An ICC transform only where there is a profile to honour (or CMYK to convert): for the
-    // usual untagged sRGB photo it would cost lcms time for nothing.
-    if (colour_manage) {
-        return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                     "export_profile", "srgb", "fail_on", (VipsFailOn)fail_on,
-                                     "option_string", options, NULL);
-    }
-    return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                 "fail_on", (VipsFailOn)fail_on, "option_string", options, NULL);
 }
 
 typedef struct {

@@ -1,4 +1,4 @@
-// Drives PushMedia's FFmpeg shims (ffmpeg_media.c, ffmpeg_shims.c) on real files under
+// Drives PushMedia's FFmpeg shims (ffmpeg_shims.c, ffmpeg_reader.c, ffmpeg_remux.c, ffmpeg_transcode.c) on real files under
 // AddressSanitizer/LeakSanitizer: every path (success, damaged input, missing stream, deadline
 // passed) must free what it allocated. Built and run by scripts/leak-check.
 #include "PushMediaShims.h"
@@ -10,9 +10,9 @@
 
 static int failures = 0;
 
-static void reader(const char *path, int stream, int64_t deadline) {
+static void reader(const char *path, const char *demuxer, int stream, int64_t deadline) {
     pm_video_reader *r = NULL;
-    int result = pm_video_reader_open(path, stream, deadline, &r);
+    int result = pm_video_reader_open(path, demuxer, stream, deadline, &r);
     if (result < 0) {
         printf("reader %s: open %d\n", path, result);
         return;
@@ -32,9 +32,13 @@ static void reader(const char *path, int stream, int64_t deadline) {
     if (r != NULL) failures++;
 }
 
-static void probe_cover(const char *path) {
+static void probe_cover(const char *path, const char *demuxer) {
     AVFormatContext *c = NULL;
-    if (pm_av_open(path, av_gettime_relative() + 10000000, &c) < 0) return;
+    int result = pm_av_open(path, demuxer, av_gettime_relative() + 10000000, &c);
+    if (result < 0) {
+        printf("cover %s: open %d\n", path, result);
+        return;
+    }
     const uint8_t *data = NULL;
     int size = 0;
     int stream = pm_av_cover_art(c, &data, &size);
@@ -44,27 +48,35 @@ static void probe_cover(const char *path) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s OUTDIR FILE...\n", argv[0]);
+        fprintf(stderr, "usage: %s OUTDIR DEMUXER=FILE...\n", argv[0]);
         return 2;
     }
-    pm_av_startup();
+    // What MediaFormat.acceptedDemuxers gives PushMedia (the Swift table is the one to change).
+    pm_av_startup("mov,matroska,avi,mpeg,mpegts,mp3,wav,aiff,ogg,flac,aac");
     const char *out = argv[1];
     char target[4096];
     char error[512];
     for (int i = 2; i < argc; i++) {
-        const char *in = argv[i];
+        char demuxer[64];
+        const char *in = strchr(argv[i], '=');
+        if (!in || in - argv[i] >= (int)sizeof demuxer) {
+            fprintf(stderr, "not DEMUXER=FILE: %s\n", argv[i]);
+            return 2;
+        }
+        snprintf(demuxer, sizeof demuxer, "%.*s", (int)(in - argv[i]), argv[i]);
+        in++;
         int64_t later = av_gettime_relative() + 60 * 1000000LL;
         int64_t past = av_gettime_relative() - 1;
-        reader(in, 0, later);
-        reader(in, 0, past);  // deadline already passed
-        reader(in, 99, later);  // no such stream
-        probe_cover(in);
+        reader(in, demuxer, 0, later);
+        reader(in, demuxer, 0, past);  // deadline already passed
+        reader(in, demuxer, 99, later);  // no such stream
+        probe_cover(in, demuxer);
 
         snprintf(target, sizeof target, "%s/remux-%d.mp4", out, i);
         error[0] = 0;
-        printf("remux %s: %d %s\n", in, pm_av_remux(in, target, 0, 1, later, error, sizeof error), error);
+        printf("remux %s: %d %s\n", in, pm_av_remux(in, demuxer, target, 0, 1, later, error, sizeof error), error);
         error[0] = 0;
-        printf("remux past deadline %s: %d %s\n", in, pm_av_remux(in, target, 0, 1, past, error, sizeof error), error);
+        printf("remux past deadline %s: %d %s\n", in, pm_av_remux(in, demuxer, target, 0, 1, past, error, sizeof error), error);
 
         pm_transcode_params p = {.video_index = 0, .audio_index = 1, .max_long_side = 160, .video_bit_rate = 300000,
                                  .audio_bit_rate = 64000, .max_frame_rate = 15, .max_duration = 1.5, .preset = "ultrafast",
@@ -72,14 +84,14 @@ int main(int argc, char **argv) {
         pm_transcode_result r;
         snprintf(target, sizeof target, "%s/transcode-%d.mp4", out, i);
         error[0] = 0;
-        printf("transcode %s: %d %s\n", in, pm_av_transcode(in, target, &p, later, &r, error, sizeof error), error);
+        printf("transcode %s: %d %s\n", in, pm_av_transcode(in, demuxer, target, &p, later, &r, error, sizeof error), error);
         p.video_index = -1;
         p.audio_index = 0;
         snprintf(target, sizeof target, "%s/audio-%d.m4a", out, i);
         error[0] = 0;
-        printf("audio %s: %d %s\n", in, pm_av_transcode(in, target, &p, later, &r, error, sizeof error), error);
+        printf("audio %s: %d %s\n", in, pm_av_transcode(in, demuxer, target, &p, later, &r, error, sizeof error), error);
         error[0] = 0;
-        printf("transcode past deadline %s: %d %s\n", in, pm_av_transcode(in, target, &p, past, &r, error, sizeof error), error);
+        printf("transcode past deadline %s: %d %s\n", in, pm_av_transcode(in, demuxer, target, &p, past, &r, error, sizeof error), error);
     }
     return failures ? 1 : 0;
 }

@@ -19,17 +19,33 @@ char *pm_vips_error_take(void);
 
 // ---- loading --------------------------------------------------------------------------------
 
-/// Opens an image from a file descriptor source, reading only its header.
-/// fail_on: a VipsFailOn value. n: pages to load (1, or -1 for all).
-VipsImage *pm_image_new_from_source(VipsSource *source, int fail_on, int n);
-/// Opens an image from memory (for tests and re-probing outputs). access: random.
-VipsImage *pm_image_new_from_buffer(const void *buf, size_t len);
+/// The image formats PushMedia loads, each with its own libvips loader (vips_loaders.c).
+typedef enum {
+    PM_LOADER_JPEG = 0,
+    PM_LOADER_PNG = 1,
+    PM_LOADER_GIF = 2,
+    PM_LOADER_WEBP = 3,
+    PM_LOADER_HEIF = 4, ///< HEIC and AVIF (libheif)
+    PM_LOADER_TIFF = 5,
+} pm_image_loader;
 
-/// vips_thumbnail_source: shrink-on-load, auto-orient, colour-manage to sRGB, downsize only.
-/// all_pages: load every frame of an animation (each frame is resized; page-height is set).
-/// colour_manage: export to sRGB through the ICC profile (only for tagged or CMYK images).
-int pm_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
-                        int fail_on, int all_pages, int colour_manage);
+/// Blocks every libvips loader but PushMedia's six (and libvips' "untrusted" operations).
+/// Called once by pm_vips_startup.
+void pm_vips_block_loaders(void);
+/// 1 when the operation (e.g. "svgload_buffer") is blocked, 0 when it may run, -1 when libvips
+/// has no such operation.
+int pm_vips_operation_blocked(const char *nickname);
+/// Opens an image with the given loader (never libvips' guess), reading only its header;
+/// pixels come on demand, sequentially. fail_on: a VipsFailOn value. n: pages for GIF and WebP
+/// (1, or -1 for all; TIFF and HEIF always give their first or primary image). shrink: JPEG's
+/// shrink-on-load (1, 2, 4, 8) or WebP's scale (1/shrink, any factor >= 1); other loaders ignore it.
+VipsImage *pm_load_source(VipsSource *source, pm_image_loader loader, int fail_on, int n, double shrink);
+/// Opens an image held in memory with the given loader (cover art, re-reading outputs).
+VipsImage *pm_load_buffer(const void *buf, size_t len, pm_image_loader loader);
+/// vips_thumbnail_image on an image opened with pm_load_source: auto-orient, colour-manage to
+/// sRGB (colour_manage: through the ICC profile, for tagged or CMYK images), downsize only to fit
+/// width x height; every page of a multi-page image is resized (page-height kept in step).
+int pm_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int colour_manage);
 
 /// Makes evaluation of `image` (and of everything computed from it) stop with an error once
 /// g_get_monotonic_time() passes deadline_us: libvips' eval signal sets the kill flag.
@@ -79,19 +95,30 @@ int pm_averror(int posix_errno);
 int pm_averror_eof(void);
 /// AVERROR_EXIT: what FFmpeg returns when the interrupt callback (our deadline) stopped it.
 int pm_averror_exit(void);
+/// What pm_av_open returns when FFmpeg's own probes are sure the file is a format PushMedia
+/// does not accept (a playlist, a concat list, an image behind an ID3 tag, ...).
+int pm_averror_format_mismatch(void);
 /// av_strerror into buf (av_err2str is a macro).
 void pm_av_strerror(int errnum, char *buf, size_t size);
 
-/// FFmpeg's process-wide settings (log level: quiet, unless PUSHMEDIA_FFMPEG_LOG is set, since
-/// PushMedia reports FFmpeg's errors itself). Safe to call more than once.
-void pm_av_startup(void);
+/// FFmpeg's process-wide settings: the log level (quiet, unless PUSHMEDIA_FFMPEG_LOG is set,
+/// since PushMedia reports FFmpeg's errors itself) and the demuxers PushMedia accepts
+/// (comma-separated FFmpeg names, kept from the first call). Safe to call more than once.
+void pm_av_startup(const char *format_whitelist);
 
 struct AVFormatContext;
 struct AVStream;
-/// Opens a media file and reads its stream info. Blocking I/O and parsing stop (AVERROR_EXIT)
-/// once av_gettime_relative() passes deadline_us, through the interrupt callback.
-/// Returns 0 or a negative AVERROR; *out is set only on success.
-int pm_av_open(const char *path, int64_t deadline_us, struct AVFormatContext **out);
+/// Opens a media file with the named demuxer (never FFmpeg's own guess), which must be on the
+/// whitelist given to pm_av_startup; the whitelist is also the format_whitelist (for any nested
+/// open) and `file` the only protocol. Fails with pm_averror_format_mismatch() when FFmpeg's probes
+/// are sure the bytes are a format not on the whitelist. Then reads the stream info. Blocking
+/// I/O and parsing stop (AVERROR_EXIT) once av_gettime_relative() passes deadline_us, through
+/// the interrupt callback. Returns 0 or a negative AVERROR; *out is set only on success.
+int pm_av_open(const char *path, const char *demuxer, int64_t deadline_us, struct AVFormatContext **out);
+/// FFmpeg's own guess from the first 64 KB of the file (bytes only, no name): returns the score
+/// and writes the demuxer's name, or returns 0 when no demuxer is sure (score at most
+/// AVPROBE_SCORE_EXTENSION), or a negative AVERROR when the file cannot be read.
+int pm_av_guess_demuxer(const char *path, char *name, size_t name_size);
 /// Closes what pm_av_open opened (and its deadline).
 void pm_av_close(struct AVFormatContext **context);
 /// Clockwise display rotation of a stream from its display-matrix side data, 0…359 (0 if none).
@@ -99,11 +126,12 @@ int pm_av_stream_rotation(const struct AVStream *stream);
 /// True when the stream is attached cover art (AV_DISPOSITION_ATTACHED_PIC).
 int pm_av_stream_is_cover_art(const struct AVStream *stream);
 
-// ---- FFmpeg: poster frames, cover art, remux, transcode (ffmpeg_media.c) ----------------------
+// ---- FFmpeg: poster frames, cover art (ffmpeg_reader.c), remux (ffmpeg_remux.c), transcode ----
+// (ffmpeg_transcode.c). Each opens its input with pm_av_open and the demuxer named.
 
 /// Decodes one video stream frame by frame (non-reference frames skipped) for poster candidates.
 typedef struct pm_video_reader pm_video_reader;
-int pm_video_reader_open(const char *path, int stream_index, int64_t deadline_us, pm_video_reader **out);
+int pm_video_reader_open(const char *path, const char *demuxer, int stream_index, int64_t deadline_us, pm_video_reader **out);
 void pm_video_reader_close(pm_video_reader **reader);
 /// Decodes the next frame; *time_seconds is its time from the stream's start.
 /// Returns 0, AVERROR_EOF at the end, AVERROR_EXIT past the deadline, or another AVERROR.
@@ -121,7 +149,7 @@ int pm_av_cover_art(const struct AVFormatContext *format, const uint8_t **data, 
 /// Copies one video and one audio stream (-1: none) into a new file without re-encoding; the
 /// container comes from the output's extension, MP4 gets faststart, the display matrix is kept
 /// and HEVC is tagged hvc1. On failure writes "stage: message" into error.
-int pm_av_remux(const char *input, const char *output, int video_index, int audio_index, int64_t deadline_us,
+int pm_av_remux(const char *input, const char *demuxer, const char *output, int video_index, int audio_index, int64_t deadline_us,
                 char *error, size_t error_size);
 
 typedef struct {
@@ -145,7 +173,7 @@ typedef struct {
 
 /// Decodes, scales and encodes to H.264 (libx264, high profile, yuv420p) and AAC in the container
 /// the output's extension names (MP4 with faststart, or M4A), keeping the display rotation.
-int pm_av_transcode(const char *input, const char *output, const pm_transcode_params *params, int64_t deadline_us,
+int pm_av_transcode(const char *input, const char *demuxer, const char *output, const pm_transcode_params *params, int64_t deadline_us,
                     pm_transcode_result *result, char *error, size_t error_size);
 
 // ---- process ----------------------------------------------------------------------------------

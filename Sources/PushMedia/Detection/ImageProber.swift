@@ -1,17 +1,29 @@
 import PushMediaModel
 
 /// Header-only image probing, shared by the pipeline and `pushmedia probe`.
+/// The header is read by the loader for the format sniffed from the file's own bytes (see
+/// ``Vips/Loader``); a file whose bytes no longer match `format` fails. Only GIF and WebP have
+/// frames: a multi-page TIFF or HEIF gives its first (primary) image, with a warning.
 enum ImageProber {
-    static func probe(path: String, format: MediaFormat) throws -> Probe {
+    static func probe(path: String, format: MediaFormat, warnings: inout [String]) throws -> Probe {
         let header: Vips.Image
         do {
             try Vips.start()
-            header = try Vips.Image.header(from: Vips.Source(path: path), allPages: format.mayHavePages)
+            let source = try Vips.Source(path: path)
+            guard source.format == format else {
+                throw ItemError(
+                    .corruptInput, "the file changed while it was read: it is now \(source.format?.rawValue ?? "unknown"), not \(format.rawValue)")
+            }
+            header = try Vips.Image.header(from: source, allPages: format.mayHavePages)
         } catch let error as Vips.Error {
             throw ItemError(.corruptInput, "cannot read the \(format.rawValue) header: \(error.message)")
         }
         let orientation = header.int(field: "orientation") ?? 1
-        let pages = header.int(field: "n-pages") ?? 1
+        let documentPages = header.int(field: "n-pages") ?? 1
+        let pages = format.mayHavePages ? documentPages : 1
+        if documentPages > 1, !format.mayHavePages {
+            warnings.append("the \(format.rawValue) file has \(documentPages) pages; only the first is used")
+        }
         let frameHeight = pages > 1 ? header.pageHeight : header.height
         var width = header.width
         var height = frameHeight

@@ -8,13 +8,15 @@ public enum MediaFormat: String, Sendable, CaseIterable, Codable {
     case mp4, quicktime, matroska, avi, mpegProgramStream = "mpeg-ps", mpegTransportStream = "mpeg-ts"
     // Audio.
     case mp3, m4a, wav, aiff, ogg, flac
+    /// Raw AAC in ADTS frames (`.aac`).
+    case aac
 
     /// The kind before a closer look (a GIF or WebP may turn out to be animated, an Ogg a movie).
     public var kind: MediaKind {
         switch self {
         case .jpeg, .png, .gif, .webp, .heif, .avif, .tiff: .image
         case .mp4, .quicktime, .matroska, .avi, .mpegProgramStream, .mpegTransportStream: .video
-        case .mp3, .m4a, .wav, .aiff, .ogg, .flac: .audio
+        case .mp3, .m4a, .wav, .aiff, .ogg, .flac, .aac: .audio
         }
     }
 
@@ -24,6 +26,33 @@ public enum MediaFormat: String, Sendable, CaseIterable, Codable {
         case .gif, .webp: true
         default: false
         }
+    }
+
+    /// The FFmpeg demuxer that opens this format (its short name), nil for images (libvips reads
+    /// those). PushMedia hands FFmpeg this demuxer instead of letting it guess, and allows no
+    /// other (``acceptedDemuxers``). The one table from sniffed format to demuxer.
+    public var demuxer: String? {
+        switch self {
+        case .jpeg, .png, .gif, .webp, .heif, .avif, .tiff: nil
+        case .mp4, .quicktime, .m4a: "mov"
+        case .matroska: "matroska"
+        case .avi: "avi"
+        case .mpegProgramStream: "mpeg"
+        case .mpegTransportStream: "mpegts"
+        case .mp3: "mp3"
+        case .wav: "wav"
+        case .aiff: "aiff"
+        case .ogg: "ogg"
+        case .flac: "flac"
+        case .aac: "aac"
+        }
+    }
+
+    /// Every demuxer FFmpeg may use, comma-separated as FFmpeg's `format_whitelist` wants.
+    public static var acceptedDemuxers: String {
+        var names: [String] = []
+        for name in allCases.compactMap(\.demuxer) where !names.contains(name) { names.append(name) }
+        return names.joined(separator: ",")
     }
 
     public var mimeType: String {
@@ -47,6 +76,7 @@ public enum MediaFormat: String, Sendable, CaseIterable, Codable {
         case .aiff: "audio/aiff"
         case .ogg: "audio/ogg"
         case .flac: "audio/flac"
+        case .aac: "audio/aac"
         }
     }
 }

@@ -2,8 +2,9 @@ import PushMediaModel
 
 /// Decides a file's format from its first bytes — never from its name.
 public enum MediaSniffer {
-    /// How many leading bytes ``detect(_:)`` looks at.
-    public static let headerLength = 64
+    /// How many leading bytes ``detect(_:)`` looks at: enough for two MPEG audio frames (the
+    /// longest is 2,881 bytes), two transport-stream packets and two typical ADTS frames.
+    public static let headerLength = 4096
 
     /// The format of a file whose first bytes are `header`, or nil when it is none PushMedia knows.
     public static func detect(_ header: some Collection<UInt8>) -> MediaFormat? {
@@ -33,8 +34,27 @@ public enum MediaSniffer {
             return .mpegTransportStream
         }
         if ascii(0, "ID3") { return .mp3 }
-        if b.count >= 2, b[0] == 0xFF, b[1] & 0xE0 == 0xE0, b[1] & 0x06 != 0 { return .mp3 }
+        if isMPEGAudio(b) { return .mp3 }
+        if isADTS(b) { return .aac }
         return nil
+    }
+
+    /// A valid ADTS header at the start and a second one, at the same sample rate, where the first
+    /// frame ends.
+    static func isADTS(_ b: [UInt8]) -> Bool {
+        guard let first = ADTSFrameHeader(b, at: 0), let second = ADTSFrameHeader(b, at: first.frameLength) else {
+            return false
+        }
+        return first.sampleRateIndex == second.sampleRateIndex
+    }
+
+    /// A valid MPEG audio frame header at the start and a second one where the first frame ends
+    /// (`ff ff …` padding, or any two bytes that happen to look like frame sync, are not MP3).
+    static func isMPEGAudio(_ b: [UInt8]) -> Bool {
+        guard let first = MPEGAudioFrameHeader(b, at: 0),
+            let second = MPEGAudioFrameHeader(b, at: first.frameLength)
+        else { return false }
+        return first.continues(with: second)
     }
 
     /// ISO base media (`ftyp` box): HEIF/AVIF images, MP4/QuickTime movies, M4A audio.

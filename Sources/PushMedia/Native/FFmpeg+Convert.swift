@@ -10,13 +10,17 @@ extension FFmpeg {
         var timedOut: Bool { code == FFmpeg.exit }
     }
 
-    /// Copies the streams (no re-encode) into `output`, whose extension names the container.
-    static func remux(input: String, output: String, video: Int?, audio: Int?, deadline: ContinuousClock.Instant) throws {
+    /// Copies the streams (no re-encode) of `input`, opened with the demuxer for its sniffed
+    /// `format`, into `output`, whose extension names the container.
+    static func remux(
+        input: String, format: MediaFormat?, output: String, video: Int?, audio: Int?, deadline: ContinuousClock.Instant
+    ) throws {
         _ = started
+        let demuxer = try FFmpeg.demuxer(for: format)
         var message = [CChar](repeating: 0, count: 512)
         let result = pm_av_remux(
-            input, output, Int32(video ?? -1), Int32(audio ?? -1), microseconds(deadline), &message, message.count)
-        guard result >= 0 else { throw ConversionError(code: result, description: text(message)) }
+            input, demuxer, output, Int32(video ?? -1), Int32(audio ?? -1), microseconds(deadline), &message, message.count)
+        guard result >= 0 else { throw ConversionError(code: result, description: string(message)) }
     }
 
     /// What a transcode should write.
@@ -39,11 +43,13 @@ extension FFmpeg {
         var durationSeconds: Double
     }
 
-    /// Decodes and encodes to H.264 + AAC (MP4 with faststart) or AAC alone (M4A), by `output`'s extension.
-    static func transcode(input: String, output: String, settings: TranscodeSettings, deadline: ContinuousClock.Instant)
-        throws -> TranscodeResult
-    {
+    /// Decodes `input` (opened with the demuxer for its sniffed `format`) and encodes to H.264 +
+    /// AAC (MP4 with faststart) or AAC alone (M4A), by `output`'s extension.
+    static func transcode(
+        input: String, format: MediaFormat?, output: String, settings: TranscodeSettings, deadline: ContinuousClock.Instant
+    ) throws -> TranscodeResult {
         _ = started
+        let demuxer = try FFmpeg.demuxer(for: format)
         var message = [CChar](repeating: 0, count: 512)
         var written = pm_transcode_result()
         let result = settings.preset.withCString { preset in
@@ -52,16 +58,12 @@ extension FFmpeg {
                 max_long_side: Int32(settings.maxLongSide), video_bit_rate: Int64(settings.videoBitRate),
                 audio_bit_rate: Int64(settings.audioBitRate), max_frame_rate: settings.maxFrameRate,
                 max_duration: settings.maxDuration ?? 0, preset: preset, audio_sample_rate: 0, audio_channels: 2)
-            return pm_av_transcode(input, output, &params, microseconds(deadline), &written, &message, message.count)
+            return pm_av_transcode(input, demuxer, output, &params, microseconds(deadline), &written, &message, message.count)
         }
-        guard result >= 0 else { throw ConversionError(code: result, description: text(message)) }
+        guard result >= 0 else { throw ConversionError(code: result, description: string(message)) }
         return TranscodeResult(
             width: settings.video == nil ? nil : Int(written.width), height: settings.video == nil ? nil : Int(written.height),
             frames: Int(written.frames), durationSeconds: written.duration)
-    }
-
-    private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

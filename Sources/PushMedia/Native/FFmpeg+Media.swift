@@ -5,8 +5,9 @@ import PushMediaModel
 
 extension FFmpeg {
     /// Process-wide set-up, once.
+    /// Process-wide set-up, once: the demuxers PushMedia accepts become FFmpeg's whitelist.
     static let started: Bool = {
-        pm_av_startup()
+        pm_av_startup(MediaFormat.acceptedDemuxers)
         return true
     }()
 
@@ -14,11 +15,16 @@ extension FFmpeg {
     final class MediaFile {
         private var context: UnsafeMutablePointer<AVFormatContext>?
 
-        /// Opens `path` and reads its stream info; stops with an error once `deadline` passes.
-        init(path: String, deadline: ContinuousClock.Instant) throws {
+        /// Opens `path` with the demuxer for its sniffed `format` (never FFmpeg's guess, only
+        /// local files) and reads its stream info; stops with an error once `deadline` passes.
+        /// Content FFmpeg is sure is another format (a playlist behind an ID3 tag, ...) is an
+        /// `unsupported_type` ``ItemError``.
+        init(path: String, format: MediaFormat?, deadline: ContinuousClock.Instant) throws {
             _ = FFmpeg.started
+            let demuxer = try FFmpeg.demuxer(for: format)
             var opened: UnsafeMutablePointer<AVFormatContext>?
-            let result = pm_av_open(path, FFmpeg.microseconds(deadline), &opened)
+            let result = pm_av_open(path, demuxer, FFmpeg.microseconds(deadline), &opened)
+            try FFmpeg.checkFormat(result, path: path, format: format)
             guard result >= 0, let opened else { throw FFmpeg.Error(operation: "open", code: result) }
             context = opened
         }

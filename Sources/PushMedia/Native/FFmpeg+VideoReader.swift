@@ -8,11 +8,14 @@ extension FFmpeg {
     final class VideoReader {
         private var reader: OpaquePointer?
 
-        /// Opens stream `stream` of `path`; reading stops with an error once `deadline` passes.
-        init(path: String, stream: Int, deadline: ContinuousClock.Instant) throws {
+        /// Opens stream `stream` of `path` with the demuxer for its sniffed `format`; reading
+        /// stops with an error once `deadline` passes.
+        init(path: String, format: MediaFormat?, stream: Int, deadline: ContinuousClock.Instant) throws {
             _ = FFmpeg.started
+            let demuxer = try FFmpeg.demuxer(for: format)
             var opened: OpaquePointer?
-            let result = pm_video_reader_open(path, Int32(stream), FFmpeg.microseconds(deadline), &opened)
+            let result = pm_video_reader_open(path, demuxer, Int32(stream), FFmpeg.microseconds(deadline), &opened)
+            try FFmpeg.checkFormat(result, path: path, format: format)
             guard result >= 0, let opened else { throw FFmpeg.Error(operation: "open the video decoder", code: result) }
             reader = opened
         }

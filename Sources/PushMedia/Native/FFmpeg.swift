@@ -1,5 +1,6 @@
 import CFFmpeg
 import CPushMediaShims
+import PushMediaModel
 
 /// FFmpeg's libraries, seen from Swift (video and audio build on this).
 enum FFmpeg {
@@ -15,7 +16,12 @@ enum FFmpeg {
     static func describe(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         pm_av_strerror(code, &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return string(buffer)
+    }
+
+    /// The NUL-terminated text a C function wrote into `buffer`.
+    static func string(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `AVERROR(EAGAIN)` and friends (macros in C).
@@ -23,6 +29,31 @@ enum FFmpeg {
     static var endOfFile: Int32 { pm_averror_eof() }
     /// Returned when the deadline (the interrupt callback) stopped FFmpeg.
     static var exit: Int32 { pm_averror_exit() }
+
+    /// What `pm_av_open` returns when FFmpeg's own probes are sure the file is a format PushMedia
+    /// does not accept.
+    static var formatMismatch: Int32 { pm_averror_format_mismatch() }
+
+    /// The demuxer FFmpeg must open a file of `format` with (``MediaFormat/demuxer``); anything
+    /// else is refused before FFmpeg sees it.
+    static func demuxer(for format: MediaFormat?) throws -> String {
+        guard let format, let demuxer = format.demuxer else {
+            throw ItemError(.unsupportedType, "FFmpeg opens only movies and audio, not \(format?.rawValue ?? "an unknown format")")
+        }
+        return demuxer
+    }
+
+    /// Throws when `pm_av_open` (or a function that calls it) refused `path` because its content
+    /// is not the format its first bytes named: an `unsupported_type` item naming what FFmpeg saw.
+    static func checkFormat(_ result: Int32, path: String, format: MediaFormat?) throws {
+        guard result == formatMismatch else { return }
+        var name = [CChar](repeating: 0, count: 128)
+        _ = pm_av_guess_demuxer(path, &name, name.count)
+        let seen = string(name)
+        throw ItemError(
+            .unsupportedType,
+            "the first bytes say \(format?.rawValue ?? "media"), but FFmpeg reads the file as \(seen.isEmpty ? "another format" : seen), which PushMedia does not accept")
+    }
 
     /// Versions of the linked libraries, e.g. `["libavformat": "59.27.100", …]`.
     static var libraryVersions: [String: String] {

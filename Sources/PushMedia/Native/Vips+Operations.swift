@@ -18,52 +18,6 @@ extension Vips {
 }
 
 extension Vips.Image {
-    /// Opens an image from a source, reading only its header (pixels are decoded lazily).
-    static func header(from source: Vips.Source, failOn: Vips.FailOn = .truncated, allPages: Bool = false)
-        throws -> Vips.Image
-    {
-        guard let image = pm_image_new_from_source(source.pointer, failOn.rawValue, allPages ? -1 : 1) else {
-            throw Vips.Error(operation: "load", message: Vips.takeError())
-        }
-        return Vips.Image(owning: image)
-    }
-
-    /// Decodes an encoded image held in memory (used to re-read outputs).
-    static func decode(_ data: Data) throws -> Vips.Image {
-        let image: UnsafeMutablePointer<VipsImage>? = data.withUnsafeBytes { raw in
-            // vips keeps a pointer to the buffer for lazy decoding: copy it into memory vips owns.
-            guard let copy = g_memdup2(raw.baseAddress, gsize(raw.count)) else { return nil }
-            let image = pm_image_new_from_buffer(copy, raw.count)
-            if let image {
-                // Free the copy when the image goes.
-                g_signal_connect_data(
-                    image, "close", unsafeBitCast(freeBufferCallback, to: GCallback.self), copy, nil,
-                    GConnectFlags(rawValue: 0))
-            } else {
-                g_free(copy)
-            }
-            return image
-        }
-        guard let image else { throw Vips.Error(operation: "load_buffer", message: Vips.takeError()) }
-        return Vips.Image(owning: image)
-    }
-
-    /// Shrink-on-load decode to fit `width`×`height` (never larger than the source), upright
-    /// (EXIF orientation applied) and colour-managed to sRGB.
-    /// With `allPages`, every frame of an animation is decoded and resized (frames stacked
-    /// vertically, `page-height` set).
-    /// `colourManaged`: transform through the embedded ICC profile (or libvips' CMYK one) to sRGB;
-    /// untagged images are taken as sRGB already.
-    static func thumbnail(
-        from source: Vips.Source, width: Int, height: Int, allPages: Bool = false, failOn: Vips.FailOn = .truncated,
-        colourManaged: Bool = true
-    ) throws -> Vips.Image {
-        try Vips.call("thumbnail") {
-            pm_thumbnail_source(
-                source.pointer, $0, Int32(width), Int32(height), failOn.rawValue, allPages ? 1 : 0, colourManaged ? 1 : 0)
-        }
-    }
-
     func colourspace(_ space: VipsInterpretation) throws -> Vips.Image {
         try Vips.call("colourspace") { pm_colourspace(pointer, $0, space) }
     }
@@ -150,8 +104,4 @@ extension Vips {
         }
         return Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in g_free(pointer) })
     }
-}
-
-private let freeBufferCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
-    _, data in g_free(data)
 }

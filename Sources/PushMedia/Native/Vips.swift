@@ -68,8 +68,12 @@ enum Vips {
 extension Vips {
     /// A read-only byte source (a file descriptor) that libvips loaders read from. Using a
     /// descriptor instead of a file name means names with `[` or `:` are never parsed as options.
+    /// Its format is sniffed from the first bytes of that same descriptor, and decides the
+    /// loader (``Vips/Image/header(from:failOn:allPages:)``).
     final class Source: @unchecked Sendable {
         let pointer: UnsafeMutablePointer<VipsSource>
+        /// The format of the bytes behind the descriptor (``MediaSniffer``), nil when unknown.
+        let format: MediaFormat?
         private let descriptor: Int32
 
         init(path: String) throws {
@@ -77,6 +81,9 @@ extension Vips {
             guard fd >= 0 else {
                 throw Error(operation: "open", message: String(cString: strerror(errno)))
             }
+            var header = [UInt8](repeating: 0, count: MediaSniffer.headerLength)
+            let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+            self.format = count > 0 ? MediaSniffer.detect(header.prefix(count)) : nil
             guard let source = vips_source_new_from_descriptor(fd) else {
                 close(fd)
                 throw Error(operation: "vips_source_new_from_descriptor", message: takeError())

@@ -55,8 +55,8 @@ struct PreparedMedia {
         let output = try temporaryFile(run, extension: type.fileExtensions[0])
         do {
             try FFmpeg.remux(
-                input: run.input.path, output: output.path, video: decision.video?.index, audio: decision.audio?.index,
-                deadline: run.deadline)
+                input: run.input.path, format: media.source.format, output: output.path, video: decision.video?.index,
+                audio: decision.audio?.index, deadline: run.deadline)
         } catch let error as FFmpeg.ConversionError {
             try? FileManager.default.removeItem(at: output)
             throw itemError(error, run, what: "copy the streams into \(type.fileExtensions[0].uppercased())")
@@ -107,7 +107,7 @@ struct PreparedMedia {
             let result: FFmpeg.TranscodeResult
             do {
                 result = try FFmpeg.transcode(
-                    input: run.input.path, output: output.path,
+                    input: run.input.path, format: media.source.format, output: output.path,
                     settings: FFmpeg.TranscodeSettings(
                         video: isMovie ? decision.video?.index : nil, audio: decision.audio?.index,
                         maxLongSide: profile.video.maxLongSide, videoBitRate: plan.video,

@@ -29,7 +29,8 @@ struct PosterFrame {
         var poster: (pixels: [UInt8], width: Int, height: Int, time: Double)?
         var decoded = 0
         do {
-            let reader = try FFmpeg.VideoReader(path: run.input.path, stream: stream.index, deadline: run.deadline)
+            let reader = try FFmpeg.VideoReader(
+                path: run.input.path, format: media.source.format, stream: stream.index, deadline: run.deadline)
             let interval = window / Double(candidates)
             var nextSample = 0.0
             while let time = try reader.next() {

@@ -17,7 +17,12 @@ struct ProbedImage {
 
     /// Reads the image header (no pixels) with the sniffed format.
     static func probe(_ source: Source, _ run: ItemRun) throws -> ProbedImage {
-        let probe = try Vips.attributed { try ImageProber.probe(path: run.input.path, format: source.format) }
+        // The warnings of the attempt that succeeds (libvips' attribution may run it twice).
+        let (probe, warnings) = try Vips.attributed {
+            var warnings: [String] = []
+            return (try ImageProber.probe(path: run.input.path, format: source.format, warnings: &warnings), warnings)
+        }
+        run.warnings += warnings
         let image = ProbedImage(
             source: source, probe: probe, size: PixelSize(width: probe.width ?? 0, height: probe.height ?? 0),
             frames: probe.frames ?? 1)

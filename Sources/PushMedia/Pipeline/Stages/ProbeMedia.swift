@@ -23,7 +23,7 @@ struct ProbedMedia {
     static func probe(_ source: Source, _ run: ItemRun) throws -> ProbedMedia {
         let file: FFmpeg.MediaFile
         do {
-            file = try FFmpeg.MediaFile(path: run.input.path, deadline: run.deadline)
+            file = try FFmpeg.MediaFile(path: run.input.path, format: source.format, deadline: run.deadline)
         } catch let error as FFmpeg.Error {
             if run.isPastDeadline {
                 throw run.timedOut("probing")

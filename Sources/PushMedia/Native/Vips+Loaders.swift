@@ -1,0 +1,147 @@
+import CPushMediaShims
+import CVips
+import Foundation
+
+extension Vips {
+    /// The libvips loader for each image format PushMedia accepts. Images are only ever opened
+    /// through one of these, picked from the sniffed bytes; libvips never guesses the format
+    /// (and every other loader is blocked at start-up, see `pm_vips_block_loaders`).
+    enum Loader: Equatable {
+        case jpeg, png, gif, webp, heif, tiff
+
+        /// The loader for `format`, or nil when it is not an image format.
+        init?(_ format: MediaFormat) {
+            switch format {
+            case .jpeg: self = .jpeg
+            case .png: self = .png
+            case .gif: self = .gif
+            case .webp: self = .webp
+            case .heif, .avif: self = .heif
+            case .tiff: self = .tiff
+            case .mp4, .quicktime, .matroska, .avi, .mpegProgramStream, .mpegTransportStream,
+                .mp3, .m4a, .wav, .aiff, .ogg, .flac, .aac:
+                return nil
+            }
+        }
+
+        var value: pm_image_loader {
+            switch self {
+            case .jpeg: PM_LOADER_JPEG
+            case .png: PM_LOADER_PNG
+            case .gif: PM_LOADER_GIF
+            case .webp: PM_LOADER_WEBP
+            case .heif: PM_LOADER_HEIF
+            case .tiff: PM_LOADER_TIFF
+            }
+        }
+
+        /// Whether the loader decodes at a reduced size itself (JPEG's DCT scaling, WebP's scale).
+        var shrinksOnLoad: Bool { self == .jpeg || self == .webp }
+
+        /// The shrink-on-load factor for a decode of `source` (as stored) that must still cover
+        /// `target` (upright) once `swapsAxes` (EXIF orientation 5…8) is applied, as
+        /// `vips_thumbnail` chooses it: for JPEG 1, 2, 4 or 8, staying a factor of two above the
+        /// target so the final resize is a real filter rather than the decoder's block average;
+        /// for WebP the whole shrink (libwebp's scaler filters), never below 1. Pure.
+        func shrinkFactor(source: PixelSize, target: PixelSize, swapsAxes: Bool) -> Double {
+            guard shrinksOnLoad, target.width > 0, target.height > 0 else { return 1 }
+            let wanted = swapsAxes ? PixelSize(width: target.height, height: target.width) : target
+            let shrink = max(Double(source.width) / Double(wanted.width), Double(source.height) / Double(wanted.height))
+            guard self == .jpeg else { return max(1, shrink) }
+            switch shrink {
+            case 16...: return 8
+            case 8...: return 4
+            case 4...: return 2
+            default: return 1
+            }
+        }
+    }
+
+    /// Whether libvips refuses to run the operation named `nickname` (e.g. `svgload_buffer`):
+    /// true for every loader but PushMedia's, once ``start()`` has run; nil for unknown names.
+    static func isBlocked(_ nickname: String) -> Bool? {
+        switch pm_vips_operation_blocked(nickname) {
+        case 1: true
+        case 0: false
+        default: nil
+        }
+    }
+
+    /// A file that is none of the image formats PushMedia loads.
+    static func notAnImage(_ operation: String) -> Error {
+        Error(operation: operation, message: "not a JPEG, PNG, GIF, WebP, HEIF/AVIF or TIFF image")
+    }
+}
+
+extension Vips.Image {
+    /// Opens an image from a source with the loader for the source's sniffed format, reading only
+    /// its header (pixels are decoded lazily). `allPages`: every frame of a GIF or WebP; TIFF and
+    /// HEIF give their first (primary) image only.
+    static func header(from source: Vips.Source, failOn: Vips.FailOn = .truncated, allPages: Bool = false)
+        throws -> Vips.Image
+    {
+        try load(source, failOn: failOn, allPages: allPages, shrink: 1)
+    }
+
+    private static func load(_ source: Vips.Source, failOn: Vips.FailOn, allPages: Bool, shrink: Double) throws -> Vips.Image {
+        guard let format = source.format, let loader = Vips.Loader(format) else { throw Vips.notAnImage("load") }
+        guard let image = pm_load_source(source.pointer, loader.value, failOn.rawValue, allPages ? -1 : 1, shrink)
+        else {
+            throw Vips.Error(operation: "load \(format.rawValue)", message: Vips.takeError())
+        }
+        return Vips.Image(owning: image)
+    }
+
+    /// Decodes an encoded image held in memory (cover art, re-reading outputs) with the loader for
+    /// its sniffed format.
+    static func decode(_ data: Data) throws -> Vips.Image {
+        guard let format = MediaSniffer.detect(data.prefix(MediaSniffer.headerLength)), let loader = Vips.Loader(format) else {
+            throw Vips.notAnImage("load_buffer")
+        }
+        let image: UnsafeMutablePointer<VipsImage>? = data.withUnsafeBytes { raw in
+            // vips keeps a pointer to the buffer for lazy decoding: copy it into memory vips owns.
+            guard let copy = g_memdup2(raw.baseAddress, gsize(raw.count)) else { return nil }
+            let image = pm_load_buffer(copy, raw.count, loader.value)
+            if let image {
+                // Free the copy when the image goes.
+                g_signal_connect_data(
+                    image, "close", unsafeBitCast(freeBufferCallback, to: GCallback.self), copy, nil,
+                    GConnectFlags(rawValue: 0))
+            } else {
+                g_free(copy)
+            }
+            return image
+        }
+        guard let image else { throw Vips.Error(operation: "load_buffer", message: Vips.takeError()) }
+        return Vips.Image(owning: image)
+    }
+
+    /// Shrink-on-load decode to fit `width`×`height` (never larger than the source), upright
+    /// (EXIF orientation applied) and colour-managed to sRGB, through the loader for the source's
+    /// sniffed format (JPEG and WebP decode at a reduced size when the target allows).
+    /// With `allPages`, every frame of an animation is decoded and resized (frames stacked
+    /// vertically, `page-height` set).
+    /// `colourManaged`: transform through the embedded ICC profile (or libvips' CMYK one) to sRGB;
+    /// untagged images are taken as sRGB already.
+    static func thumbnail(
+        from source: Vips.Source, width: Int, height: Int, allPages: Bool = false, failOn: Vips.FailOn = .truncated,
+        colourManaged: Bool = true
+    ) throws -> Vips.Image {
+        guard let format = source.format, let loader = Vips.Loader(format) else { throw Vips.notAnImage("thumbnail") }
+        var image = try load(source, failOn: failOn, allPages: allPages, shrink: 1)
+        let stored = PixelSize(width: image.width, height: image.pageHeight > 0 ? image.pageHeight : image.height)
+        let orientation = image.int(field: "orientation") ?? 1
+        let shrink = loader.shrinkFactor(
+            source: stored, target: PixelSize(width: width, height: height), swapsAxes: (5...8).contains(orientation))
+        if shrink > 1 {
+            image = try load(source, failOn: failOn, allPages: allPages, shrink: shrink)
+        }
+        return try Vips.call("thumbnail") {
+            pm_thumbnail_image(image.pointer, $0, Int32(width), Int32(height), colourManaged ? 1 : 0)
+        }
+    }
+}
+
+private let freeBufferCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
+    _, data in g_free(data)
+}
