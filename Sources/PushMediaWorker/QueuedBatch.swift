@@ -15,6 +15,10 @@ public struct QueuedBatch: Sendable {
     public var profile: Profile
     public var concurrency: Int
     public var baseURL: String?
+    /// Outputs go to this bucket instead of ``outputDirectory`` (`process --out s3://…`).
+    public var bucket: BucketOutput?
+    /// The embedded queue's folder (default: `OUT/.pushmedia`; set it with ``bucket``).
+    public var stateDirectory: URL?
     var logger: Logger
 
     public init(
@@ -41,7 +45,7 @@ public struct QueuedBatch: Sendable {
     public func run(progress: @escaping @Sendable (Item, _ done: Int, _ total: Int) -> Void = { _, _, _ in }) async throws
         -> Manifest
     {
-        let state = outputDirectory.appendingPathComponent(Self.stateFolder)
+        let state = stateDirectory ?? outputDirectory.appendingPathComponent(Self.stateFolder)
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         let lock = try RunLock(path: state.appendingPathComponent("lock").path)
         defer { lock.release() }
@@ -90,7 +94,7 @@ public struct QueuedBatch: Sendable {
             progress(ManifestAssembler.items(from: [job], baseURL: baseURL)[0], done, total)
         }
         let handler = MediaJobHandler(
-            root: inputDirectory, outputDirectory: outputDirectory, queue: queue, fetcher: nil, logger: logger
+            root: inputDirectory, outputDirectory: outputDirectory, queue: queue, fetcher: nil, logger: logger, bucket: bucket
         ) { item in
             var shown = item
             shown.attachments = shown.attachments.map { var a = $0; a.url = nil; return a }
@@ -106,7 +110,11 @@ public struct QueuedBatch: Sendable {
 
         let finished = try await queue.jobs(campaign: campaign).filter { sources.contains($0.source) && $0.profile == profileKey }
         let manifest = ManifestAssembler.manifest(from: finished, baseURL: baseURL)
-        try OutputStore.writeAtomically(manifest.jsonData(), to: outputDirectory.appendingPathComponent(BatchProcessor.manifestName))
+        if let bucket {
+            try await bucket.put(manifest.jsonData(), name: BatchProcessor.manifestName, contentType: "application/json")
+        } else {
+            try OutputStore.writeAtomically(manifest.jsonData(), to: outputDirectory.appendingPathComponent(BatchProcessor.manifestName))
+        }
         return manifest
     }
 

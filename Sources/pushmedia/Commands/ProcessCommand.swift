@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PushMedia
 import PushMediaModel
+import PushMediaObjectStore
 import PushMediaPreview
 import PushMediaWorker
 
@@ -20,8 +21,11 @@ struct ProcessCommand: AsyncParsableCommand {
     @Argument(help: "Folder of campaign media (searched recursively; hidden files are skipped).")
     var inputDirectory: String
 
-    @Option(name: .long, help: "Output folder for the files and manifest.json (default: $PUSHMEDIA_OUT).")
+    @Option(name: .long, help: "Output folder, or s3://BUCKET/PREFIX, for the files and manifest.json (default: $PUSHMEDIA_OUT).")
     var out: String?
+
+    @Option(name: .long, help: "With --out s3://…: folder of the embedded queue (default: $PUSHMEDIA_STATE, else $XDG_STATE_HOME/pushmedia/s3/BUCKET/PREFIX).")
+    var state: String?
 
     @Option(name: .long, help: "Absolute https URL the output folder will be served from; gives each attachment a url (default: $PUSHMEDIA_BASE_URL).")
     var baseURL: String?
@@ -49,7 +53,16 @@ struct ProcessCommand: AsyncParsableCommand {
         var profile = try Setting.profile(self.profile)
         if let crop { profile.crop = crop }
         let inputURL = URL(fileURLWithPath: inputDirectory)
-        let outURL = URL(fileURLWithPath: out)
+        // A bucket destination keeps only the embedded queue on local disk, in the state folder.
+        var bucket: BucketOutput?
+        let outURL: URL
+        switch try await OpenedOutput.open(out, logger: logger) {
+        case .folder(let folder): outURL = folder
+        case .bucket(let opened):
+            bucket = opened
+            outURL = OpenedOutput.stateDirectory(state, for: opened.location, environment: ProcessInfo.processInfo.environment)
+        }
+        let shownOut = bucket?.location.description ?? outURL.path
         let total: Int
         do {
             total = try InputScanner.files(in: inputURL, excluding: [outURL]).count
@@ -57,8 +70,9 @@ struct ProcessCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
 
-        let batch = QueuedBatch(
+        var batch = QueuedBatch(
             inputDirectory: inputURL, outputDirectory: outURL, profile: profile, concurrency: jobs, baseURL: baseURL, logger: logger)
+        if let bucket { (batch.bucket, batch.stateDirectory) = (bucket, outURL) }
         let reporter = ProgressReporter(total: total, interactive: isatty(STDERR_FILENO) == 1, jsonMode: json)
         let manifest: Manifest
         do {
@@ -67,26 +81,31 @@ struct ProcessCommand: AsyncParsableCommand {
             }
         } catch {
             reporter.finish()
-            printError("error: cannot process into \(out): \(error)")
+            printError("error: cannot process into \(shownOut): \(error)")
             throw ExitCode(1)
         }
         reporter.finish()
 
         // The review page next to the manifest.
         let previewURL = outURL.appendingPathComponent("preview.html")
+        let previewPath = bucket?.location.uri("preview.html") ?? previewURL.path
         do {
             let html = PreviewRenderer.render(manifest: manifest, pageDirectory: outURL, manifestDirectory: outURL)
-            try OutputStore.writeAtomically(Data(html.utf8), to: previewURL)
+            if let bucket {
+                try await bucket.put(Data(html.utf8), name: "preview.html", contentType: "text/html; charset=utf-8")
+            } else {
+                try OutputStore.writeAtomically(Data(html.utf8), to: previewURL)
+            }
         } catch {
-            printError("error: cannot write \(previewURL.path): \(error)")
+            printError("error: cannot write \(previewPath): \(error)")
             throw ExitCode(1)
         }
 
-        let manifestPath = outURL.appendingPathComponent(BatchProcessor.manifestName).path
+        let manifestPath = bucket?.location.uri(BatchProcessor.manifestName) ?? outURL.appendingPathComponent(BatchProcessor.manifestName).path
         let summary = manifest.summary
         if json {
             let report = RunReport(
-                manifest: manifestPath, preview: previewURL.path, outputDirectory: outURL.path, total: summary.total, ok: summary.ok,
+                manifest: manifestPath, preview: previewPath, outputDirectory: shownOut, total: summary.total, ok: summary.ok,
                 failed: summary.failed, outputBytes: summary.outputBytes)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -94,9 +113,9 @@ struct ProcessCommand: AsyncParsableCommand {
         } else {
             print(
                 "\(summary.total) items: \(summary.ok) ok, \(summary.failed) failed; "
-                    + "\(formatBytes(summary.outputBytes)) of attachments in \(outURL.path)")
+                    + "\(formatBytes(summary.outputBytes)) of attachments in \(shownOut)")
             print("manifest: \(manifestPath)")
-            print("preview:  \(previewURL.path)")
+            print("preview:  \(previewPath)")
             for item in manifest.items where item.status == .failed {
                 print("  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")")
             }
