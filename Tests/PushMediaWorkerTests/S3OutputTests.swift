@@ -111,6 +111,26 @@ struct S3OutputTests {
         }
     }
 
+    @Test("without --state the queue lives under XDG_STATE_HOME; run again, it resumes and the bucket is unchanged")
+    func stateFolder() async throws {
+        let s3 = try await S3Fixture()
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(3, size: "640x480", in: folder)
+        var environment = s3.environment
+        environment["XDG_STATE_HOME"] = folder.appendingPathComponent("xdg").path
+        environment["PUSHMEDIA_STATE"] = nil
+        let arguments = ["process", input.path, "--out", "s3://\(s3.bucket)/p/q"]
+        let first = try await s3.run(arguments, in: folder, environment: environment)
+        #expect(first.status == 0, "\(first.error)")
+        let queue = folder.appendingPathComponent("xdg/pushmedia/s3/\(s3.bucket)/p/q/queue.sqlite")
+        #expect(FileManager.default.fileExists(atPath: queue.path))
+        let before = try await s3.client.listObjects(bucket: s3.bucket, prefix: "p/q/")
+        let second = try await s3.run(arguments, in: folder, environment: environment)
+        #expect(second.status == 0 && second.output.contains("3 items: 3 ok"), "\(second.output)\n\(second.error)")
+        #expect(try await s3.client.listObjects(bucket: s3.bucket, prefix: "p/q/") == before)
+        #expect(before.count == 3 * 2 + 2)
+    }
+
     @Test("a missing bucket, missing credentials and a server that does not answer: exit 2 before any work")
     func refusedAtStart() async throws {
         let s3 = try await S3Fixture()
