@@ -101,6 +101,9 @@ struct S3OutputTests {
         let manifest = ManifestAssembler.items(from: jobs, baseURL: nil)
         #expect(manifest.allSatisfy { $0.status == .ok || $0.error?.code != nil })
         #expect(manifest.filter { $0.status == .failed }.allSatisfy { $0.error?.code == .storeFailed }, "\(manifest.compactMap(\.error))")
+        // The outage (4 s) outlasts one upload's own retries (at most 3.75 s of waiting), and jobs
+        // were left to store: at least one attempt failed with store_failed and went back to the queue.
+        #expect(jobs.contains { $0.errorHistory.contains { $0.code == ErrorCode.storeFailed.rawValue } }, "\(worker.error)")
         let ok = Manifest(profile: .default, items: manifest.filter { $0.status == .ok })
         try await s3.expectStored(ok, prefix: "d", extra: [], exact: false)
         // Every object in the bucket is whole: its bytes hash to the name they were stored under.
