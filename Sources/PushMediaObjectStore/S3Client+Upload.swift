@@ -45,7 +45,9 @@ extension S3Client {
         return .uploaded
     }
 
-    private func multipartUpload(
+    /// Sends the file in parts and completes the upload only when the parts hash to `sha256`
+    /// (the file did not change since it was hashed); aborts it on any failure.
+    func multipartUpload(
         from handle: FileHandle, bytes: Int, sha256: String, bucket: String, key: String, contentType: String, cacheControl: String
     ) async throws {
         let what = "multipart upload s3://\(bucket)/\(key)"
@@ -63,7 +65,11 @@ extension S3Client {
         do {
             var parts: [(number: Int, etag: String, checksum: String)] = []
             var number = 1
+            var whole = SHA256()
+            var sent = 0
             while let part = try handle.read(upToCount: partSize), !part.isEmpty {
+                whole.update(data: part)
+                sent += part.count
                 let digest = SHA256.hash(data: part)
                 let checksum = Data(digest).base64EncodedString()
                 let answer = try await send(
@@ -75,6 +81,9 @@ extension S3Client {
                 }
                 parts.append((number, etag, checksum))
                 number += 1
+            }
+            guard sent == bytes, SigV4Signer.hex(whole.finalize()) == sha256 else {
+                throw S3Error(kind: .badDigest, message: "\(what): the file changed while it was being uploaded")
             }
             let list = parts.map {
                 "<Part><ChecksumSHA256>\($0.checksum)</ChecksumSHA256><ETag>\(Self.escapeXML($0.etag))</ETag><PartNumber>\($0.number)</PartNumber></Part>"

@@ -86,6 +86,25 @@ struct S3ClientTests {
         #expect(try await client.upload(file: file, to: (bucket, "movie.mp4"), contentType: "video/mp4", cacheControl: "x") == .alreadyStored)
     }
 
+    @Test("a multipart upload that fails before completion is aborted: no object, no upload left open")
+    func multipartAborted() async throws {
+        let client = try S3TestServer.client(multipartThreshold: 5 << 20)
+        let bucket = try await S3TestServer.bucket(client)
+        let file = try S3TestServer.file(bytes: (6 << 20) + 1, seed: 4)
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        // Told another SHA-256 than the bytes have (as when the file changes during the upload).
+        await #expect(throws: S3Error.self) {
+            try await client.multipartUpload(
+                from: handle, bytes: (6 << 20) + 1, sha256: String(repeating: "0", count: 64), bucket: bucket, key: "changed.mp4",
+                contentType: "video/mp4", cacheControl: "x")
+        }
+        #expect(try await client.head(bucket: bucket, key: "changed.mp4") == nil)
+        let open = try await client.send(.GET, bucket: bucket, query: "uploads", what: "list uploads")
+        #expect(S3XML(open.body).root == "ListMultipartUploadsResult")
+        #expect(S3XML(open.body).values("ListMultipartUploadsResult/Upload/UploadId").isEmpty, "\(String(decoding: open.body, as: UTF8.self))")
+    }
+
     @Test("a bucket that does not exist is named as such, at once")
     func missingBucket() async throws {
         let client = try S3TestServer.client()
