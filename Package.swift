@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PushMediaQueue", targets: ["PushMediaQueue"]),
         .library(name: "PushMediaFetch", targets: ["PushMediaFetch"]),
         .library(name: "PushMediaWorker", targets: ["PushMediaWorker"]),
+        .library(name: "PushMediaObjectStore", targets: ["PushMediaObjectStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -94,6 +95,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Outputs on S3-compatible object storage: SigV4 signing, `--out s3://…`, uploads.
+        .target(
+            name: "PushMediaObjectStore",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Media jobs on the queue: the job handler, the batch runner (`process`, and the library
         // entry point), campaigns (enqueue, drain, manifest), metrics.
         .target(
@@ -104,6 +117,7 @@ let package = Package(
                 "PushMediaPreview",
                 "PushMediaQueue",
                 "PushMediaFetch",
+                "PushMediaObjectStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -123,6 +137,7 @@ let package = Package(
                 "PushMediaPreview",
                 "PushMediaQueue",
                 "PushMediaWorker",
+                "PushMediaObjectStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,7 +183,14 @@ let package = Package(
         ),
         .testTarget(
             name: "PushMediaWorkerTests",
-            dependencies: ["PushMediaWorker", "PushMediaQueue", "PushMediaModel", "PushMedia"]
+            dependencies: [
+                "PushMediaWorker", "PushMediaQueue", "PushMediaModel", "PushMedia", "PushMediaObjectStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "PushMediaObjectStoreTests",
+            dependencies: ["PushMediaObjectStore", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -135,6 +135,9 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let sourceForbidden = ErrorCode("source_forbidden")
     /// The item's queue job has not finished (queued, running or waiting to retry).
     public static let notProcessed = ErrorCode("not_processed")
+    /// The outputs were made but could not be stored at the destination (an S3 bucket refused them
+    /// or did not answer, after retries). Transient: the queue tries the job again.
+    public static let storeFailed = ErrorCode("store_failed")
     /// A bug or an unexpected failure inside PushMedia.
     public static let internalError = ErrorCode("internal_error")
 }

@@ -16,6 +16,9 @@ public struct MediaJobError: QueueJobError, CustomStringConvertible {
     public var description: String { "\(code): \(message)" }
 
     /// Item error codes that a retry may fix: the file was briefly unreadable, the disk was full,
-    /// the machine was overloaded, a bug was hit. Everything else is a property of the input.
-    public static let transientCodes: Set<ErrorCode> = [.unreadableInput, .encodeFailed, .timeout, .internalError, .downloadFailed]
+    /// the machine was overloaded, a bug was hit, the bucket did not take the outputs. Everything
+    /// else is a property of the input.
+    public static let transientCodes: Set<ErrorCode> = [
+        .unreadableInput, .encodeFailed, .timeout, .internalError, .downloadFailed, .storeFailed,
+    ]
 }

@@ -20,6 +20,9 @@ public struct MediaJobHandler: Sendable {
     public var outputDirectory: URL
     public var queue: any JobQueue
     public var fetcher: SourceFetcher?
+    /// When set, outputs go to this bucket (through a temporary folder per job), not to
+    /// ``outputDirectory``.
+    public var bucket: BucketOutput?
     /// Called once per job with its final item (progress reporting): not for an attempt that
     /// failed in a way the queue will retry, only for the last one.
     public var onItem: (@Sendable (FinishedItem) -> Void)?
@@ -27,8 +30,10 @@ public struct MediaJobHandler: Sendable {
 
     public init(
         root: URL?, outputDirectory: URL, queue: any JobQueue, fetcher: SourceFetcher?,
-        logger: Logger = Logger(label: "pushmedia.worker"), onItem: (@Sendable (FinishedItem) -> Void)? = nil
+        logger: Logger = Logger(label: "pushmedia.worker"), bucket: BucketOutput? = nil,
+        onItem: (@Sendable (FinishedItem) -> Void)? = nil
     ) {
+        self.bucket = bucket
         self.root = root.map { $0.standardizedFileURL }
         self.outputDirectory = outputDirectory
         self.queue = queue
@@ -102,19 +107,21 @@ public struct MediaJobHandler: Sendable {
     private func process(path: String, job: Job, profile: Profile) async throws -> Item {
         if let error = InputFile.specialFileError(at: path, source: job.source) { return .failed(source: job.source, error: error) }
         // Identical bytes under the same profile were processed before: reuse their item when
-        // its files are still in the output folder.
+        // its files are still in the output folder (or bucket).
         let hash = try? ContentHash.sha256(ofFileAt: URL(fileURLWithPath: path)).sha256
         if let hash, let cached = try await queue.cachedResult(contentSHA256: hash, profile: job.profile),
-            var item = try? Item.decode(from: cached),
-            item.attachments.allSatisfy({ FileManager.default.fileExists(atPath: outputDirectory.appendingPathComponent($0.file).path) })
+            var item = try? Item.decode(from: cached), await outputsExist(item.attachments)
         {
             item.source = job.source
             logger.debug("reused a cached result", metadata: ["job_id": "\(job.id)", "sha256": "\(hash)"])
             return item
         }
-        let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: outputDirectory), logger: logger)
+        let folder = try bucket?.makeJobFolder() ?? outputDirectory
+        defer { if bucket != nil { try? FileManager.default.removeItem(at: folder) } }
+        let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder), logger: logger)
         let input = InputFile(path: path, source: job.source, sha256: hash)
-        let item = await BlockingWork.run { processor.process(input) }
+        var item = await BlockingWork.run { processor.process(input) }
+        if let bucket { item = await bucket.store(item, from: folder) }
         if let hash, item.status == .ok || !MediaJobError.transientCodes.contains(item.error?.code ?? .internalError) {
             try? await queue.storeCachedResult(try item.jsonData(), contentSHA256: hash, profile: job.profile)
         }
@@ -129,4 +136,14 @@ public struct FinishedItem: Sendable {
     public var attempt: Int
     /// Time the handler spent on this attempt.
     public var duration: Duration
+}
+
+extension MediaJobHandler {
+    /// Whether an item's files are at the destination: in the output folder, or stored in the bucket.
+    private func outputsExist(_ attachments: [Attachment]) async -> Bool {
+        guard let bucket else {
+            return attachments.allSatisfy { FileManager.default.fileExists(atPath: outputDirectory.appendingPathComponent($0.file).path) }
+        }
+        return await bucket.hasStored(attachments)
+    }
 }

@@ -29,6 +29,10 @@ public struct QueuedBatch: Sendable {
     public var profile: Profile
     public var concurrency: Int
     public var baseURL: String?
+    /// Outputs go to this bucket instead of ``outputDirectory`` (`process --out s3://…`).
+    public var bucket: BucketOutput?
+    /// The embedded queue's folder (default: `OUT/.pushmedia`; set it with ``bucket``).
+    public var stateDirectory: URL?
     var logger: Logger
 
     public init(
@@ -83,7 +87,7 @@ public struct QueuedBatch: Sendable {
     @discardableResult
     public func run(onEvent: @escaping @Sendable (BatchEvent) -> Void = { _ in }) async throws -> Result {
         let started = ContinuousClock.now
-        let state = outputDirectory.appendingPathComponent(Self.stateFolder)
+        let state = stateDirectory ?? outputDirectory.appendingPathComponent(Self.stateFolder)
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         let lock = try RunLock(path: state.appendingPathComponent("lock").path)
         defer { lock.release() }
@@ -100,13 +104,22 @@ public struct QueuedBatch: Sendable {
             await queue.close()
             throw error
         }
-        let manifestURL = outputDirectory.appendingPathComponent(Self.manifestName)
-        let previewURL = outputDirectory.appendingPathComponent(Self.previewName)
-        try OutputStore.writeAtomically(manifest.jsonData(), to: manifestURL)
+        // The manifest and the preview go last, next to the files they describe.
         let html = PreviewRenderer.render(manifest: manifest, pageDirectory: outputDirectory, manifestDirectory: outputDirectory)
-        try OutputStore.writeAtomically(Data(html.utf8), to: previewURL)
+        let written: (manifest: String, preview: String, folder: String)
+        if let bucket {
+            try await bucket.put(manifest.jsonData(), name: Self.manifestName, contentType: "application/json")
+            try await bucket.put(Data(html.utf8), name: Self.previewName, contentType: "text/html; charset=utf-8")
+            written = (bucket.location.uri(Self.manifestName), bucket.location.uri(Self.previewName), bucket.location.description)
+        } else {
+            let manifestURL = outputDirectory.appendingPathComponent(Self.manifestName)
+            let previewURL = outputDirectory.appendingPathComponent(Self.previewName)
+            try OutputStore.writeAtomically(manifest.jsonData(), to: manifestURL)
+            try OutputStore.writeAtomically(Data(html.utf8), to: previewURL)
+            written = (manifestURL.path, previewURL.path, outputDirectory.path)
+        }
         let summary = BatchSummary(
-            manifest: manifestURL.path, preview: previewURL.path, outputDirectory: outputDirectory.path,
+            manifest: written.manifest, preview: written.preview, outputDirectory: written.folder,
             summary: manifest.summary, ms: (ContinuousClock.now - started).milliseconds)
         onEvent(.summary(summary))
         return Result(manifest: manifest, summary: summary)
@@ -142,7 +155,8 @@ public struct QueuedBatch: Sendable {
             progress.finished { ItemEvent(item: item, ms: 0, attempt: job.attempts, done: $0, total: total, resumed: true) }
         }
         let handler = MediaJobHandler(
-            root: inputDirectory, outputDirectory: outputDirectory, queue: queue, fetcher: nil, logger: logger
+            root: inputDirectory, outputDirectory: outputDirectory, queue: queue, fetcher: nil, logger: logger,
+            bucket: bucket
         ) { finished in
             progress.finished {
                 ItemEvent(

@@ -13,6 +13,7 @@ enum Setting {
     static let concurrency = "PUSHMEDIA_CONCURRENCY"
     static let metricsPort = "PUSHMEDIA_METRICS_PORT"
     static let root = "PUSHMEDIA_ROOT"
+    static let state = "PUSHMEDIA_STATE"
 
     static func environment(_ name: String) -> String? {
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }

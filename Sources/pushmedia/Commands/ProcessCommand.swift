@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PushMedia
 import PushMediaModel
+import PushMediaObjectStore
 import PushMediaWorker
 
 /// `pushmedia process <input-dir> --out <dir>`.
@@ -32,10 +33,13 @@ struct ProcessCommand: AsyncParsableCommand {
     @Argument(help: "Folder of campaign media (recursive; hidden files are skipped).")
     var inputDirectory: String
 
-    @Option(name: .long, help: "Output folder for the files and manifest.json (default: $PUSHMEDIA_OUT).")
+    @Option(name: .long, help: "Output folder or s3://BUCKET/PREFIX (default: $PUSHMEDIA_OUT).")
     var out: String?
 
-    @Option(name: .long, help: "Absolute https URL the output folder is served from (default: $PUSHMEDIA_BASE_URL).")
+    @Option(name: .long, help: "With an s3:// --out: the embedded queue's folder (default: $PUSHMEDIA_STATE).")
+    var state: String?
+
+    @Option(name: .long, help: "Absolute https URL the outputs are served from (default: $PUSHMEDIA_BASE_URL).")
     var baseURL: String?
 
     @Option(name: .long, help: "Profile file, JSON or YAML (default: $PUSHMEDIA_PROFILE, else built-in).")
@@ -61,15 +65,25 @@ struct ProcessCommand: AsyncParsableCommand {
         var profile = try Setting.profile(self.profile)
         if let crop { profile.crop = crop }
         let inputURL = URL(fileURLWithPath: inputDirectory)
-        let outURL = URL(fileURLWithPath: out)
+        // A bucket destination keeps only the embedded queue on local disk, in the state folder.
+        var bucket: BucketOutput?
+        let outURL: URL
+        switch try await OpenedOutput.open(out, logger: logger) {
+        case .folder(let folder): outURL = folder
+        case .bucket(let opened):
+            bucket = opened
+            outURL = OpenedOutput.stateDirectory(state, for: opened.location, environment: ProcessInfo.processInfo.environment)
+        }
+        let shownOut = bucket?.location.description ?? outURL.path
         do {
             _ = try InputScanner.files(in: inputURL, excluding: [outURL])
         } catch {
             throw ValidationError("\(error)")
         }
 
-        let batch = QueuedBatch(
+        var batch = QueuedBatch(
             inputDirectory: inputURL, outputDirectory: outURL, profile: profile, concurrency: jobs, baseURL: baseURL, logger: logger)
+        if let bucket { (batch.bucket, batch.stateDirectory) = (bucket, outURL) }
         let reporter = ProgressReporter(interactive: isatty(STDERR_FILENO) == 1)
         let events = json ? EventWriter() : nil
         let result: QueuedBatch.Result
@@ -80,7 +94,7 @@ struct ProcessCommand: AsyncParsableCommand {
             }
         } catch {
             reporter.finish()
-            printError("error: cannot process into \(out): \(error)")
+            printError("error: cannot process into \(shownOut): \(error)")
             throw ExitCode(1)
         }
         reporter.finish()
@@ -89,7 +103,7 @@ struct ProcessCommand: AsyncParsableCommand {
         if !json {
             print(
                 "\(summary.total) items: \(summary.ok) ok, \(summary.failed) failed; "
-                    + "\(formatBytes(summary.outputBytes)) of attachments in \(outURL.path)")
+                    + "\(formatBytes(summary.outputBytes)) of attachments in \(summary.outputDirectory)")
             print("manifest: \(summary.manifest)")
             print("preview:  \(summary.preview)")
             for item in result.manifest.items where item.status == .failed {

@@ -5,6 +5,7 @@ import Metrics
 import PushMedia
 import PushMediaFetch
 import PushMediaModel
+import PushMediaObjectStore
 import PushMediaQueue
 import PushMediaWorker
 import Prometheus
@@ -29,7 +30,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var queue: QueueOption
 
-    @Option(name: .long, help: "Output folder shared by the workers (default: $PUSHMEDIA_OUT).")
+    @Option(name: .long, help: "Output folder shared by the workers, or s3://BUCKET/PREFIX (default: $PUSHMEDIA_OUT).")
     var out: String?
 
     @Option(name: .long, help: "Input root that relative sources are read from (default: $PUSHMEDIA_ROOT, else the current folder).")
@@ -60,7 +61,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = global.bootstrapLogging(default: .info)
-        let out = URL(fileURLWithPath: try Setting.required(out, Setting.out, flagName: "--out"))
+        let outText = try Setting.required(out, Setting.out, flagName: "--out")
         let root = URL(fileURLWithPath: Setting.value(root, Setting.root) ?? FileManager.default.currentDirectoryPath)
         let concurrency = try Setting.int(
             concurrency, Setting.concurrency, flagName: "--concurrency", default: ProcessInfo.processInfo.activeProcessorCount)
@@ -71,7 +72,15 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         if let metricsPort, !(1...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 1…65535") }
         guard gracePeriod >= 0, leaseSeconds >= 5 else { throw ValidationError("--grace-period ≥ 0 and --lease-seconds ≥ 5") }
-        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        // A bucket is checked before any work (exit 2 when it cannot be used); a folder is made.
+        var bucket: BucketOutput?
+        var out = FileManager.default.temporaryDirectory
+        switch try await OpenedOutput.open(outText, logger: logger) {
+        case .folder(let folder):
+            out = folder
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        case .bucket(let opened): bucket = opened
+        }
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -80,7 +89,7 @@ struct WorkerCommand: AsyncParsableCommand {
         var fetchConfiguration = SourceFetcherConfiguration(version: PushMediaVersion.string)
         fetchConfiguration.allowPrivateSources = allowPrivateSources
         let fetcher = SourceFetcher(configuration: fetchConfiguration, logger: logger)
-        let handler = MediaJobHandler(root: root, outputDirectory: out, queue: queue, fetcher: fetcher, logger: logger)
+        let handler = MediaJobHandler(root: root, outputDirectory: out, queue: queue, fetcher: fetcher, logger: logger, bucket: bucket)
         let worker = QueueWorker(
             queue: queue,
             configuration: QueueWorker.Configuration(
@@ -90,7 +99,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
         logger.notice(
             "worker started",
-            metadata: ["owner": "\(worker.configuration.owner)", "concurrency": "\(concurrency)", "out": "\(out.path)"])
+            metadata: ["owner": "\(worker.configuration.owner)", "concurrency": "\(concurrency)", "out": "\(bucket?.location.description ?? out.path)"])
         do {
             if drain {
                 try await worker.runUntilDrained(campaign: campaign)
