@@ -53,7 +53,7 @@ public struct MediaJobHandler: Sendable {
             // The operator's record of every finished job; a failed item is an outcome, not an
             // error of the worker (its code is in the manifest and the queue).
             var metadata: Logger.Metadata = [
-                "campaign": "\(job.campaign)", "source": "\(job.source)", "status": "\(item.status.rawValue)",
+                "job_id": "\(job.id)", "campaign": "\(job.campaign)", "source": "\(job.source)", "status": "\(item.status.rawValue)",
                 "attempt": "\(job.attempts)", "duration_ms": "\(elapsed.milliseconds)",
                 "bytes_in": "\(item.sourceBytes ?? 0)", "bytes_out": "\(bytesOut)",
             ]

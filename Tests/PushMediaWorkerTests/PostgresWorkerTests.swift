@@ -16,7 +16,7 @@ struct PostgresWorkerTests {
 
     /// Lines of a worker's log that record a finished job.
     func outcomes(_ log: String) -> [Substring] {
-        log.split(separator: "\n").filter { $0.contains("job_id=") && $0.contains("job succeeded") }
+        log.split(separator: "\n").filter { $0.contains("job_id=") && $0.contains("status=ok") && $0.contains("job finished") }
     }
 
     @Test("two worker processes on one queue share a batch: every job done once, by one of them")

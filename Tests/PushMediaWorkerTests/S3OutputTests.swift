@@ -86,7 +86,7 @@ struct S3OutputTests {
             Support.pushmedia,
             ["worker", "--queue", queue, "--out", "s3://\(s3.bucket)/d", "--root", input.path, "--concurrency", "2", "--drain", "--log-level", "info"],
             in: folder, name: "worker", environment: environment)
-        let progressed = await worker.wait(seconds: 120) { worker.error.components(separatedBy: "job succeeded").count > 3 }
+        let progressed = await worker.wait(seconds: 120) { worker.error.split(separator: "\n").filter { $0.contains("status=ok") && $0.contains("job finished") }.count >= 3 }
         #expect(progressed, "\(worker.error)")
         proxy.signal(SIGKILL)  // connections in flight are cut
         _ = await proxy.exitStatus(within: 10)
