@@ -23,7 +23,7 @@ extension SQLiteJobQueue {
         let (sql, arguments) = Self.selectStatement(selection)
         let machine = self.machine
         let applied = try await writeImmediate { db in
-            let jobs = try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.decodeJob)
+            let jobs = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(Self.decodeJob)
             let applied = try Self.apply(machine, transition, toEach: jobs, at: now)
             for job in applied.jobs { try Self.writeBack(job, db) }
             return applied
