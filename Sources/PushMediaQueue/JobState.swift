@@ -25,4 +25,7 @@ public enum JobState: String, Sendable, Hashable, Codable, CaseIterable, CustomS
     }
 
     public var description: String { rawValue }
+
+    /// The finished states (``isTerminal``), in declaration order: what SQL lists as "finished".
+    static let terminalStates: [JobState] = allCases.filter(\.isTerminal)
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The pure, I/O-free rules of a job's life cycle. Both queue backends read a job, apply a
-/// transition here and write the result back inside one transaction (claims use a single
-/// `UPDATE … RETURNING` that mirrors ``claimableStates`` and the `claim` rule).
+/// The pure, I/O-free rules of a job's life cycle. Every state change of both queue backends,
+/// claims included, locks the jobs it selects, applies one transition here to each of them and
+/// writes the results back, inside one transaction.
 public struct JobStateMachine: Sendable {
     /// States a claim may take a job from (retrying only once its run-at is due).
     public static let claimableStates: [JobState] = [.queued, .retrying]
@@ -17,8 +17,7 @@ public struct JobStateMachine: Sendable {
         next.updatedAt = now
         switch transition {
         case let .claim(owner, leaseExpiresAt):
-            guard Self.claimableStates.contains(job.state) else { throw illegal(job, transition) }
-            guard job.runAt <= now else { throw illegal(job, transition) }
+            guard isClaimable(job, at: now) else { throw illegal(job, transition) }
             next.state = .running
             next.attempts += 1
             next.leaseOwner = owner
@@ -112,6 +111,22 @@ public struct JobStateMachine: Sendable {
             next.errorHistory.append(JobNote(at: now, kind: .requeue, attempt: 0, code: nil, message: reason))
         }
         return next
+    }
+
+    /// Whether a claim may take `job` at `now`: it is in one of ``claimableStates`` and its run-at is due.
+    func isClaimable(_ job: Job, at now: Date) -> Bool {
+        Self.claimableStates.contains(job.state) && job.runAt <= now
+    }
+
+    /// Applies `transition` to each of `jobs` at `now` (all or none: the first refusal throws).
+    /// Idle workers are to be woken when any job comes out claimable at once.
+    func apply(_ transition: JobTransition, toEach jobs: [Job], at now: Date) throws(JobStateMachineError) -> AppliedTransition {
+        var changed: [Job] = []
+        changed.reserveCapacity(jobs.count)
+        for job in jobs {
+            changed.append(try apply(transition, to: job, at: now))
+        }
+        return AppliedTransition(jobs: changed, wakesWorkers: changed.contains { isClaimable($0, at: now) })
     }
 
     private func illegal(_ job: Job, _ transition: JobTransition) -> JobStateMachineError {

@@ -60,27 +60,61 @@ extension PostgresJobQueue {
             """, logger: logger)
     }
 
-    /// Locks a job row, applies a transition and writes it back in one transaction; with
-    /// `wakingWorkers`, listening workers get a NOTIFY in the same transaction.
-    func transition(_ id: JobID, _ transition: JobTransition, wakingWorkers: Bool) async throws -> Job {
-        let now = options.clock.now()
+    /// Locks the selected jobs, applies `transition` to each and writes them back in one
+    /// transaction; when the state machine says so, listening workers get a NOTIFY in the same
+    /// transaction.
+    func transition(_ selection: JobSelection, _ transition: JobTransition, at now: Date) async throws -> [Job] {
         let names = self.names
         let logger = self.logger
         let machine = self.machine
+        let select = Self.selectQuery(selection, names: names)
         return try await withConnectionRetry {
-            try await self.client.withTransaction(logger: logger) { connection -> Job in
-                let rows = try await connection.query("""
-                    SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs) WHERE id = \(id) FOR UPDATE
-                    """, logger: logger)
-                guard let job = try await Self.decodeJobs(rows).first else { throw JobQueueError.jobNotFound(id) }
-                let next = try Self.apply(machine, transition, to: job, at: now)
-                try await Self.writeBack(next, names: names, connection: connection, logger: logger)
-                if wakingWorkers {
+            try await self.client.withTransaction(logger: logger) { connection -> [Job] in
+                let jobs = try await Self.decodeJobs(try await connection.query(select, logger: logger))
+                let applied = try Self.apply(machine, transition, toEach: jobs, at: now)
+                for job in applied.jobs {
+                    try await Self.writeBack(job, names: names, connection: connection, logger: logger)
+                }
+                if applied.wakesWorkers {
                     try await connection.query("SELECT pg_notify(\(names.channel), '')", logger: logger)
                 }
-                return next
+                return applied.jobs
             }
         }
+    }
+
+    /// The `SELECT … FOR UPDATE` of the jobs `selection` picks.
+    static func selectQuery(_ selection: JobSelection, names: PostgresQueueNames) -> PostgresQuery {
+        var conditions: [String] = []
+        var binds = PostgresBindings()
+        func bind<Value: PostgresDynamicTypeEncodable>(_ value: Value) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        if let ids = selection.ids {
+            conditions.append("id = ANY(\(bind(ids))::bigint[])")
+        }
+        if let states = selection.states {
+            conditions.append("state = ANY(\(bind(states.map(\.rawValue)))::text[])")
+        }
+        if let campaign = selection.campaign {
+            conditions.append("campaign = \(bind(campaign))")
+        }
+        if let due = selection.runAtDueBy {
+            conditions.append("run_at <= \(bind(due))")
+        }
+        if let expiry = selection.leaseExpiredBy {
+            conditions.append("lease_expires_at <= \(bind(expiry))")
+        }
+        var sql = "SELECT \(columns) FROM \(names.jobs)"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        switch selection.order {
+        case .id: sql += " ORDER BY id"
+        case .runAtThenID: sql += " ORDER BY run_at, id"
+        }
+        if let limit = selection.limit { sql += " LIMIT \(bind(limit))" }
+        sql += selection.skipsLockedJobs ? " FOR UPDATE SKIP LOCKED" : " FOR UPDATE"
+        return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
 
     func fetchJobs(_ query: PostgresQuery) async throws -> [Job] {

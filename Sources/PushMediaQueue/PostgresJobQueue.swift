@@ -7,8 +7,10 @@ import PostgresNIO
 ///
 /// - Uses a pooled `PostgresClient` (it reconnects after a server restart); operations failing with
 ///   a connection error are retried a few times with a short delay.
-/// - Claims use `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING …`.
-/// - Enqueue, rescue and ``retryDead(campaign:)`` NOTIFY a channel; ``waitForWork(timeout:)``
+/// - Every state change locks its jobs (`SELECT … FOR UPDATE`; claims and rescues with `SKIP LOCKED`),
+///   applies the state machine and writes them back in one transaction.
+/// - Enqueue, and every change that leaves a job claimable (release, rescue, ``retryDead(campaign:)``,
+///   ``requeue(jobIDs:reason:)``), NOTIFY a channel; ``waitForWork(timeout:)``
 ///   LISTENs on it (one dedicated connection, opened on first use), with the timeout as polling fallback.
 /// - Tables (and the channel) are named with a prefix (default `pushmedia_`) in an optional schema;
 ///   versioned migrations run at open under `pg_advisory_xact_lock`, each once, in a transaction.
@@ -91,7 +93,7 @@ public final class PostgresJobQueue: TransitioningJobQueue {
         }
     }
 
-    // MARK: Enqueue and claim
+    // MARK: Enqueue
 
     public func enqueue(_ jobs: [NewJob]) async throws -> [Job] {
         guard !jobs.isEmpty else { return [] }
@@ -132,103 +134,9 @@ public final class PostgresJobQueue: TransitioningJobQueue {
         }
     }
 
-    public func claim(owner: String, leaseDuration: Duration, limit: Int, campaign: String?) async throws -> [Job] {
-        guard limit > 0 else { return [] }
-        let now = options.clock.now()
-        let expiry = now.adding(leaseDuration)
-        let states = JobStateMachine.claimableStates.map(\.rawValue)
-        let names = self.names
-        let jobs = try await withConnectionRetry {
-            let rows = try await self.client.query("""
-                UPDATE \(unescaped: names.jobs) SET state = 'running', attempts = attempts + 1,
-                    lease_owner = \(owner), lease_expires_at = \(expiry), updated_at = \(now)
-                WHERE id IN (
-                    SELECT id FROM \(unescaped: names.jobs)
-                    WHERE state = ANY(\(states)::text[]) AND run_at <= \(now)
-                      AND (\(campaign)::text IS NULL OR campaign = \(campaign))
-                    ORDER BY run_at, id LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED)
-                RETURNING \(unescaped: Self.columns)
-                """, logger: self.logger)
-            return try await Self.decodeJobs(rows)
-        }
-        return jobs.sorted { ($0.runAt, $0.id) < ($1.runAt, $1.id) }
-    }
-
-    // The lease-holder operations (heartbeat, complete, fail, release) are in JobQueue+LeaseHolder.swift.
-
-    // MARK: Maintenance
-
-    public func rescueExpiredLeases() async throws -> [Job] {
-        let now = options.clock.now()
-        let names = self.names
-        let logger = self.logger
-        let machine = self.machine
-        return try await withConnectionRetry {
-            try await self.client.withTransaction(logger: logger) { connection -> [Job] in
-                let rows = try await connection.query("""
-                    SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
-                    WHERE state = 'running' AND lease_expires_at <= \(now)
-                    ORDER BY id FOR UPDATE SKIP LOCKED
-                    """, logger: logger)
-                var rescued: [Job] = []
-                for job in try await Self.decodeJobs(rows) {
-                    let next = try Self.apply(machine, .rescue, to: job, at: now)
-                    try await Self.writeBack(next, names: names, connection: connection, logger: logger)
-                    rescued.append(next)
-                }
-                if rescued.contains(where: { $0.state == .queued }) {
-                    try await connection.query("SELECT pg_notify(\(names.channel), '')", logger: logger)
-                }
-                return rescued
-            }
-        }
-    }
-
-    public func retryDead(campaign: String?) async throws -> Int {
-        try await requeueSelected(.retryDead) { names in
-            """
-            SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
-            WHERE state = 'dead' AND (\(campaign)::text IS NULL OR campaign = \(campaign))
-            ORDER BY id FOR UPDATE
-            """
-        }
-    }
-
-    public func requeue(jobIDs: [JobID], reason: String) async throws -> Int {
-        guard !jobIDs.isEmpty else { return 0 }
-        return try await requeueSelected(.reprocess(reason: reason)) { names in
-            """
-            SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
-            WHERE id = ANY(\(jobIDs)) AND state IN ('succeeded', 'failed', 'dead')
-            ORDER BY id FOR UPDATE
-            """
-        }
-    }
-
-    /// Applies `transition` to every job `select` locks (`… FOR UPDATE`) in one transaction, and
-    /// wakes idle workers when any was re-queued. Returns how many.
-    private func requeueSelected(
-        _ transition: JobTransition, select: @escaping @Sendable (PostgresQueueNames) -> PostgresQuery
-    ) async throws -> Int {
-        let now = options.clock.now()
-        let names = self.names
-        let logger = self.logger
-        let machine = self.machine
-        return try await withConnectionRetry {
-            try await self.client.withTransaction(logger: logger) { connection -> Int in
-                let jobs = try await Self.decodeJobs(try await connection.query(select(names), logger: logger))
-                for job in jobs {
-                    let next = try Self.apply(machine, transition, to: job, at: now)
-                    try await Self.writeBack(next, names: names, connection: connection, logger: logger)
-                }
-                if !jobs.isEmpty {
-                    try await connection.query("SELECT pg_notify(\(names.channel), '')", logger: logger)
-                }
-                return jobs.count
-            }
-        }
-    }
+    // Claims, the lease-holder operations (heartbeat, complete, fail, release) and the maintenance
+    // operations (rescue, retryDead, requeue) are in JobQueue+Transitions.swift, on top of
+    // `transition(_:_:at:)` in PostgresJobQueue+Rows.swift.
 
     // MARK: Status
 
@@ -246,7 +154,7 @@ public final class PostgresJobQueue: TransitioningJobQueue {
     public func deadJobs(campaign: String?) async throws -> [Job] {
         try await fetchJobs("""
             SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
-            WHERE state = 'dead' AND (\(campaign)::text IS NULL OR campaign = \(campaign))
+            WHERE state = \(JobState.dead.rawValue) AND (\(campaign)::text IS NULL OR campaign = \(campaign))
             ORDER BY campaign COLLATE "C", source COLLATE "C", profile COLLATE "C", id
             """)
     }

@@ -16,37 +16,75 @@ extension SQLiteJobQueue {
         }
     }
 
-    /// Reads a job, applies a transition and writes it back in one transaction; with
-    /// `wakingWorkers`, this process' idle workers are woken after the commit.
-    func transition(_ id: JobID, _ transition: JobTransition, wakingWorkers: Bool) async throws -> Job {
-        let now = options.clock.now()
+    /// Locks the selected jobs (the IMMEDIATE transaction holds the write lock), applies `transition`
+    /// to each and writes them back in one transaction; this process' idle workers are woken after
+    /// the commit when the state machine says so.
+    func transition(_ selection: JobSelection, _ transition: JobTransition, at now: Date) async throws -> [Job] {
+        let (sql, arguments) = Self.selectStatement(selection)
         let machine = self.machine
-        let job = try await writeImmediate { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM jobs WHERE id = ?", arguments: [id]) else {
-                throw JobQueueError.jobNotFound(id)
-            }
-            let next = try Self.apply(machine, transition, to: try Self.decodeJob(row), at: now)
-            try Self.writeBack(next, db)
-            return next
+        let applied = try await writeImmediate { db in
+            let jobs = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(Self.decodeJob)
+            let applied = try Self.apply(machine, transition, toEach: jobs, at: now)
+            for job in applied.jobs { try Self.writeBack(job, db) }
+            return applied
         }
-        if wakingWorkers { wake.signal() }
-        return job
+        if applied.wakesWorkers { wake.signal() }
+        return applied.jobs
+    }
+
+    /// The `SELECT` of the jobs `selection` picks, with its arguments.
+    static func selectStatement(_ selection: JobSelection) -> (sql: String, arguments: StatementArguments) {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+        func placeholders(_ count: Int) -> String {
+            Array(repeating: "?", count: count).joined(separator: ", ")
+        }
+        if let ids = selection.ids {
+            conditions.append("id IN (\(placeholders(ids.count)))")
+            arguments += StatementArguments(ids)
+        }
+        if let states = selection.states {
+            conditions.append("state IN (\(placeholders(states.count)))")
+            arguments += StatementArguments(states.map(\.rawValue))
+        }
+        if let campaign = selection.campaign {
+            conditions.append("campaign = ?")
+            arguments += [campaign]
+        }
+        if let due = selection.runAtDueBy {
+            conditions.append("run_at <= ?")
+            arguments += [due.queueMilliseconds]
+        }
+        if let expiry = selection.leaseExpiredBy {
+            conditions.append("lease_expires_at <= ?")
+            arguments += [expiry.queueMilliseconds]
+        }
+        var sql = "SELECT * FROM jobs"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        switch selection.order {
+        case .id: sql += " ORDER BY id"
+        case .runAtThenID: sql += " ORDER BY run_at, id"
+        }
+        if let limit = selection.limit {
+            sql += " LIMIT ?"
+            arguments += [limit]
+        }
+        return (sql, arguments)
     }
 
     static func writeBack(_ job: Job, _ db: Database) throws {
-        try db.execute(
-            sql: """
-                UPDATE jobs SET state = ?, attempts = ?, max_attempts = ?, run_at = ?, lease_owner = ?,
-                    lease_expires_at = ?, last_error_code = ?, last_error_message = ?, error_history = ?,
-                    result = ?, updated_at = ?, finished_at = ?
-                WHERE id = ?
-                """,
-            arguments: [
-                job.state.rawValue, job.attempts, job.maxAttempts, job.runAt.queueMilliseconds, job.leaseOwner,
-                job.leaseExpiresAt?.queueMilliseconds, job.lastError?.code, job.lastError?.message,
-                try JobNoteCoding.encode(job.errorHistory), job.result, job.updatedAt.queueMilliseconds,
-                job.finishedAt?.queueMilliseconds, job.id,
-            ])
+        let update = try db.cachedStatement(sql: """
+            UPDATE jobs SET state = ?, attempts = ?, max_attempts = ?, run_at = ?, lease_owner = ?,
+                lease_expires_at = ?, last_error_code = ?, last_error_message = ?, error_history = ?,
+                result = ?, updated_at = ?, finished_at = ?
+            WHERE id = ?
+            """)
+        try update.execute(arguments: [
+            job.state.rawValue, job.attempts, job.maxAttempts, job.runAt.queueMilliseconds, job.leaseOwner,
+            job.leaseExpiresAt?.queueMilliseconds, job.lastError?.code, job.lastError?.message,
+            try JobNoteCoding.encode(job.errorHistory), job.result, job.updatedAt.queueMilliseconds,
+            job.finishedAt?.queueMilliseconds, job.id,
+        ])
     }
 
     static func decodeJob(_ row: Row) throws -> Job {

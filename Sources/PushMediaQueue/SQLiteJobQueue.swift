@@ -3,8 +3,9 @@ import GRDB
 
 /// A ``JobQueue`` in an embedded SQLite file (GRDB `DatabasePool`, WAL, busy timeout).
 ///
-/// Claims run as a single `UPDATE … RETURNING` inside an IMMEDIATE transaction, so claimers in
-/// other processes sharing the file are excluded too. ``waitForWork(timeout:)`` polls (it wakes
+/// Every state change, claims included, reads and writes its jobs inside one IMMEDIATE transaction
+/// (the write lock is taken up front), so claimers in other processes sharing the file are
+/// excluded too. ``waitForWork(timeout:)`` polls (it wakes
 /// early only for work added through this same instance).
 public final class SQLiteJobQueue: TransitioningJobQueue {
     /// The database file.
@@ -55,7 +56,7 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
         }
     }
 
-    // MARK: Enqueue and claim
+    // MARK: Enqueue
 
     public func enqueue(_ jobs: [NewJob]) async throws -> [Job] {
         guard !jobs.isEmpty else { return [] }
@@ -88,80 +89,9 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
         return result
     }
 
-    public func claim(owner: String, leaseDuration: Duration, limit: Int, campaign: String?) async throws -> [Job] {
-        guard limit > 0 else { return [] }
-        let now = options.clock.now()
-        let expiry = now.adding(leaseDuration)
-        let states = JobStateMachine.claimableStates.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-        let campaignFilter = campaign == nil ? "" : "AND campaign = ?"
-        var arguments: StatementArguments = [owner, expiry.queueMilliseconds, now.queueMilliseconds, now.queueMilliseconds]
-        if let campaign { arguments += [campaign] }
-        arguments += [limit]
-        let sql = """
-            UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
-            WHERE id IN (
-                SELECT id FROM jobs WHERE state IN (\(states)) AND run_at <= ? \(campaignFilter)
-                ORDER BY run_at, id LIMIT ?)
-            RETURNING *
-            """
-        let finalArguments = arguments
-        let jobs = try await writeImmediate { db in
-            try Row.fetchAll(db, sql: sql, arguments: finalArguments).map(Self.decodeJob)
-        }
-        return jobs.sorted { ($0.runAt, $0.id) < ($1.runAt, $1.id) }
-    }
-
-    // The lease-holder operations (heartbeat, complete, fail, release) are in JobQueue+LeaseHolder.swift.
-
-    // MARK: Maintenance
-
-    public func rescueExpiredLeases() async throws -> [Job] {
-        let now = options.clock.now()
-        let machine = self.machine
-        let rescued = try await writeImmediate { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM jobs WHERE state = 'running' AND lease_expires_at <= ? ORDER BY id",
-                arguments: [now.queueMilliseconds])
-            return try rows.map { row in
-                let next = try Self.apply(machine, .rescue, to: try Self.decodeJob(row), at: now)
-                try Self.writeBack(next, db)
-                return next
-            }
-        }
-        if rescued.contains(where: { $0.state == .queued }) { wake.signal() }
-        return rescued
-    }
-
-    public func retryDead(campaign: String?) async throws -> Int {
-        try await requeueSelected(
-            .retryDead, sql: "SELECT * FROM jobs WHERE state = 'dead' AND (? IS NULL OR campaign = ?) ORDER BY id",
-            arguments: [campaign, campaign])
-    }
-
-    public func requeue(jobIDs: [JobID], reason: String) async throws -> Int {
-        guard !jobIDs.isEmpty else { return 0 }
-        let placeholders = Array(repeating: "?", count: jobIDs.count).joined(separator: ", ")
-        return try await requeueSelected(
-            .reprocess(reason: reason),
-            sql: "SELECT * FROM jobs WHERE id IN (\(placeholders)) AND state IN ('succeeded', 'failed', 'dead') ORDER BY id",
-            arguments: StatementArguments(jobIDs))
-    }
-
-    /// Applies `transition` to every job `sql` selects, in one write transaction, and wakes idle
-    /// workers when any was re-queued. Returns how many.
-    private func requeueSelected(_ transition: JobTransition, sql: String, arguments: StatementArguments) async throws -> Int {
-        let now = options.clock.now()
-        let machine = self.machine
-        let count = try await writeImmediate { db in
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-            for row in rows {
-                try Self.writeBack(try Self.apply(machine, transition, to: try Self.decodeJob(row), at: now), db)
-            }
-            return rows.count
-        }
-        if count > 0 { wake.signal() }
-        return count
-    }
+    // Claims, the lease-holder operations (heartbeat, complete, fail, release) and the maintenance
+    // operations (rescue, retryDead, requeue) are in JobQueue+Transitions.swift, on top of
+    // `transition(_:_:at:)` in SQLiteJobQueue+Rows.swift.
 
     // MARK: Status
 
@@ -183,8 +113,8 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
         try await pool.read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM jobs WHERE state = 'dead' AND (? IS NULL OR campaign = ?) ORDER BY campaign, source, profile, id",
-                arguments: [campaign, campaign]
+                sql: "SELECT * FROM jobs WHERE state = ? AND (? IS NULL OR campaign = ?) ORDER BY campaign, source, profile, id",
+                arguments: [JobState.dead.rawValue, campaign, campaign]
             ).map(Self.decodeJob)
         }
     }

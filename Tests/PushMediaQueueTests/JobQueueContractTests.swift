@@ -99,6 +99,34 @@ struct JobQueueContractTests {
         }
     }
 
+    @Test("a claim takes due queued and retrying jobs alike, oldest run-at first, up to its limit", arguments: Backend.testable)
+    func claimMixesDueStates(_ backend: Backend) async throws {
+        try await withFixture(backend) { fixture in
+            let queue = try await fixture.open()
+            let now = fixture.clock.now()
+            let retried = try await queue.enqueue(NewJob(campaign: "c", source: "retried", profile: "p"))
+            _ = try await queue.claim(owner: owner, leaseDuration: lease)
+            _ = try await queue.failTransiently(
+                jobID: retried.id, owner: owner, error: JobError(code: "http_503", message: "busy"), retryDelay: .seconds(10))
+            _ = try await queue.enqueue([
+                NewJob(campaign: "c", source: "at20", profile: "p", runAt: now.addingTimeInterval(20)),
+                NewJob(campaign: "c", source: "at5", profile: "p", runAt: now.addingTimeInterval(5)),
+                NewJob(campaign: "c", source: "at30", profile: "p", runAt: now.addingTimeInterval(30)),
+            ])
+            fixture.clock.advance(by: .seconds(25))
+            let first = try await queue.claim(owner: "worker-b", leaseDuration: lease, limit: 2)
+            #expect(first.map(\.source) == ["at5", "retried"])
+            #expect(first.map(\.attempts) == [1, 2])
+            #expect(first.allSatisfy { $0.state == .running && $0.leaseOwner == "worker-b" })
+            let stored = try #require(try await queue.job(id: retried.id))
+            #expect(stored.state == .running && stored.attempts == 2 && stored.leaseOwner == "worker-b")
+            #expect(stored.leaseExpiresAt == fixture.clock.now().addingTimeInterval(30))
+            let rest = try await queue.claim(owner: "worker-b", leaseDuration: lease, limit: 5)
+            #expect(rest.map(\.source) == ["at20"], "at30 is not due yet")
+            #expect(try await queue.counts(campaign: "c")[.queued] == 1)
+        }
+    }
+
     @Test("an expired lease is rescued: queued with the attempt counted, dead at max attempts", arguments: Backend.testable)
     func leaseExpiryRescue(_ backend: Backend) async throws {
         try await withFixture(backend) { fixture in

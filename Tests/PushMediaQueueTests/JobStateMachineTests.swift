@@ -1,5 +1,5 @@
 import Foundation
-import PushMediaQueue
+@testable import PushMediaQueue
 import Testing
 
 @Suite("JobStateMachine")
@@ -127,6 +127,76 @@ struct JobStateMachineTests {
         retrying.runAt = t0.addingTimeInterval(10)
         #expect(throws: JobStateMachineError.self) {
             try machine.apply(.claim(owner: "w", leaseExpiresAt: t0), to: retrying, at: t0)
+        }
+    }
+
+    @Test("claim takes a retrying job once its run-at is due, with the attempt counted")
+    func claimDueRetrying() throws {
+        var retrying = job(.retrying, attempts: 1)
+        retrying.runAt = t0.addingTimeInterval(10)
+        retrying.lastError = JobError(code: "t", message: "later")
+        let later = t0.addingTimeInterval(10)
+        let next = try machine.apply(.claim(owner: "w", leaseExpiresAt: later.addingTimeInterval(30)), to: retrying, at: later)
+        #expect(next.state == .running && next.attempts == 2 && next.leaseOwner == "w")
+        #expect(next.leaseExpiresAt == later.addingTimeInterval(30) && next.updatedAt == later)
+        #expect(next.lastError == retrying.lastError, "the last error stays until the job finishes")
+    }
+
+    @Test("claimable means a claimable state with its run-at due")
+    func claimable() {
+        var future = job(.queued)
+        future.runAt = t0.addingTimeInterval(1)
+        #expect(machine.isClaimable(job(.queued), at: t0))
+        #expect(machine.isClaimable(job(.retrying), at: t0))
+        #expect(!machine.isClaimable(future, at: t0))
+        #expect(machine.isClaimable(future, at: t0.addingTimeInterval(1)))
+        for state in [JobState.running, .succeeded, .failed, .dead] {
+            #expect(!machine.isClaimable(job(state), at: t0), "\(state)")
+        }
+    }
+
+    @Test("a transition applied to several jobs changes each, in order")
+    func applyToEach() throws {
+        let jobs = (1...3).map { id -> Job in
+            var queued = job(.queued, attempts: id - 1)
+            queued.id = JobID(id)
+            return queued
+        }
+        let applied = try machine.apply(.claim(owner: "w", leaseExpiresAt: t0.addingTimeInterval(30)), toEach: jobs, at: t0)
+        #expect(applied.jobs.map(\.id) == [1, 2, 3])
+        #expect(applied.jobs.map(\.attempts) == [1, 2, 3])
+        #expect(applied.jobs.allSatisfy { $0.state == .running && $0.leaseOwner == "w" })
+        #expect(!applied.wakesWorkers, "claimed jobs are running: nothing for idle workers")
+        #expect(try machine.apply(.rescue, toEach: [], at: t0) == AppliedTransition(jobs: [], wakesWorkers: false))
+    }
+
+    @Test("one refused job refuses the whole batch")
+    func applyToEachAllOrNothing() {
+        var dead = job(.dead, attempts: 3)
+        dead.id = 8
+        #expect(throws: JobStateMachineError.illegalTransition(jobID: 7, from: .queued, transition: "retryDead")) {
+            try machine.apply(.retryDead, toEach: [dead, job(.queued)], at: t0)
+        }
+    }
+
+    @Test("workers are woken only when a job comes out claimable at once")
+    func wakesWorkers() throws {
+        let later = t0.addingTimeInterval(31)
+        let error = JobError(code: "t", message: "later")
+        let cases: [(String, JobTransition, Job, Date, Bool)] = [
+            ("release", .release(owner: "w"), running(), t0, true),
+            ("rescue to queued", .rescue, running(attempts: 1), later, true),
+            ("rescue to dead", .rescue, running(attempts: 3), later, false),
+            ("retryDead", .retryDead, job(.dead, attempts: 3), t0, true),
+            ("reprocess", .reprocess(reason: "changed"), job(.succeeded), t0, true),
+            ("succeed", .succeed(owner: "w", result: Data()), running(), t0, false),
+            ("heartbeat", .heartbeat(owner: "w", leaseExpiresAt: later), running(), t0, false),
+            ("retry later", .failTransiently(owner: "w", error: error, retryAt: later), running(), t0, false),
+            ("retry now", .failTransiently(owner: "w", error: error, retryAt: t0), running(), t0, true),
+        ]
+        for (name, transition, input, now, expected) in cases {
+            let applied = try machine.apply(transition, toEach: [input], at: now)
+            #expect(applied.wakesWorkers == expected, "\(name)")
         }
     }
 }
