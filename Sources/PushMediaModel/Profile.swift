@@ -81,14 +81,15 @@ public struct Profile: Codable, Sendable, Equatable {
 
     /// Animated images (GIF, animated WebP).
     public struct Animation: Codable, Sendable, Equatable {
-        /// When true the thumbnail is a still image of the representative frame instead of an
-        /// animated GIF.
+        /// When true (the default) the thumbnail is a still image (JPEG, or PNG with real
+        /// transparency) of the representative frame instead of an animated GIF: iOS draws the
+        /// collapsed thumbnail as one frame anyway, and the animated one costs its full bytes.
         public var stillThumbnail: Bool
         /// Fewest colours the budget ladder may reduce a GIF to (2…256).
         public var minColours: Int
         /// Keep at least every n-th frame when dropping frames to fit the budget (2…8).
         public var maxFrameStep: Int
-        public init(stillThumbnail: Bool = false, minColours: Int = 32, maxFrameStep: Int = 4) {
+        public init(stillThumbnail: Bool = true, minColours: Int = 32, maxFrameStep: Int = 4) {
             self.stillThumbnail = stillThumbnail
             self.minColours = minColours
             self.maxFrameStep = maxFrameStep

@@ -6,9 +6,11 @@ import Testing
 
 @Suite("Animated GIFs")
 struct AnimationTests {
-    @Test("an animated GIF stays animated: frames, delays, loop; ThumbnailTime skips the blank frames")
+    @Test("with an animated thumbnail, an animated GIF stays animated in both: frames, delays, loop; ThumbnailTime skips the blank frames")
     func staysAnimated() throws {
-        let (item, out) = try ImagePipelineTests.process("graphics/animated.gif")
+        var profile = Profile()
+        profile.animation.stillThumbnail = false
+        let (item, out) = try ImagePipelineTests.process("graphics/animated.gif", profile: profile)
         #expect(item.status == .ok, "\(item.error?.message ?? "")")
         #expect(item.kind == .animatedImage)
         #expect(item.probe?.frames == 24)
@@ -35,16 +37,20 @@ struct AnimationTests {
         #expect(try #require(item.attachment(.thumbnail)).width == 200)
     }
 
-    @Test("the profile can ask for a still thumbnail: the representative frame as JPEG")
+    @Test("by default the thumbnail is a still JPEG of the representative frame; the expanded GIF's ThumbnailTime names that frame")
     func stillThumbnail() throws {
-        var profile = Profile()
-        profile.animation.stillThumbnail = true
-        let (item, out) = try ImagePipelineTests.process("graphics/animated.gif", profile: profile)
+        let (item, out) = try ImagePipelineTests.process("graphics/animated.gif")
         let thumb = try #require(item.attachment(.thumbnail))
         #expect(thumb.fileExtension == "jpg" && thumb.frames == nil)
+        #expect(thumb.budget == Profile.default.budgets.thumbnail)
         let image = try OutputInspection.image(thumb, in: out)
         #expect(try image.extractBands(0, count: 3).deviation() > 10)
-        #expect(item.attachment(.expanded)?.fileExtension == "gif")
+        let expanded = try #require(item.attachment(.expanded))
+        #expect(expanded.fileExtension == "gif" && expanded.frames == 24)
+        #expect(expanded.options.thumbnailTime == 4)
+        // The still is that frame: its centre matches the GIF frame's centre closely.
+        let gif = try GIFReader.read(Data(contentsOf: out.appendingPathComponent(expanded.file)))
+        #expect(try gif.frame(4).extractBands(0, count: 3).deviation() > 10)
     }
 
     @Test("a big animated GIF (made here, tens of MB) fits its budget, stays animated, keeps its duration")
@@ -65,7 +71,10 @@ struct AnimationTests {
             .process(InputFile(path: source.path, source: "big.gif"))
         #expect(item.status == .ok, "\(item.error?.message ?? "")")
         let duration = Double(delays.reduce(0, +)) / 1000
-        for attachment in item.attachments {
+        // The thumbnail is one still frame within the thumbnail budget; the expanded GIF is the animation.
+        let thumbnail = try #require(item.attachment(.thumbnail))
+        #expect(thumbnail.fileExtension == "jpg" && thumbnail.bytes <= Profile.default.budgets.thumbnail)
+        for attachment in item.attachments where attachment.fileExtension == "gif" {
             let data = try Data(contentsOf: folder.appendingPathComponent(attachment.file))
             #expect(data.count <= Profile.default.budgets.animated && data.count <= AttachmentType.gif.maxBytes)
             #expect(attachment.budget == Profile.default.budgets.animated)
