@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension QueueWorker {
     /// How a ``QueueWorker`` claims and runs jobs.
@@ -23,6 +24,9 @@ extension QueueWorker {
         public var retryPolicy: RetryPolicy
         /// The `kind` metric dimension of a job whose outcome names none.
         public var metricsKind: @Sendable (Job) -> String
+        /// What the log line of a finished job says about its result (e.g. sizes), from the
+        /// result bytes the handler returned.
+        public var resultMetadata: @Sendable (Data) -> Logger.Metadata
 
         /// Creates a configuration.
         public init(
@@ -30,7 +34,8 @@ extension QueueWorker {
             leaseDuration: Duration = .seconds(60), heartbeatInterval: Duration? = nil,
             rescueInterval: Duration? = nil, pollInterval: Duration = .seconds(1),
             shutdownGracePeriod: Duration = .seconds(30), retryPolicy: RetryPolicy = .default,
-            metricsKind: @escaping @Sendable (Job) -> String = { _ in "job" }
+            metricsKind: @escaping @Sendable (Job) -> String = { _ in "job" },
+            resultMetadata: @escaping @Sendable (Data) -> Logger.Metadata = { _ in [:] }
         ) {
             self.owner = owner
             self.concurrency = max(1, concurrency)
@@ -42,6 +47,7 @@ extension QueueWorker {
             self.shutdownGracePeriod = shutdownGracePeriod
             self.retryPolicy = retryPolicy
             self.metricsKind = metricsKind
+            self.resultMetadata = resultMetadata
         }
 
         /// `host:pid:random`, unique per worker instance.

@@ -37,9 +37,11 @@ extension QueueWorker {
             switch result {
             case let .success(.succeeded(data, outcomeKind)):
                 kind = outcomeKind ?? kind
+                metadata.merge(configuration.resultMetadata(data)) { _, new in new }
                 stored = try await queue.complete(jobID: job.id, owner: owner, result: data)
             case let .success(.failed(data, error, outcomeKind)):
                 kind = outcomeKind ?? kind
+                metadata.merge(configuration.resultMetadata(data)) { _, new in new }
                 metadata["error_code"] = "\(error.code)"
                 stored = try await queue.fail(jobID: job.id, owner: owner, error: error, result: data)
             case let .failure(thrown):
@@ -57,7 +59,8 @@ extension QueueWorker {
             metadata["state"] = "\(stored.state)"
             metrics.recordOutcome(stored.state.rawValue)
             metrics.recordDuration(elapsed, kind: kind)
-            logger.log(level: Self.logLevel(for: stored.state), "job \(stored.state)", metadata: metadata)
+            // Logged once the outcome is stored, so a line never names a job the queue lost.
+            logger.log(level: Self.logLevel(for: stored.state), Self.logMessage(for: stored.state), metadata: metadata)
         } catch JobQueueError.leaseLost {
             metadata["state"] = "lease_lost"
             metrics.recordOutcome("lease_lost")
@@ -92,15 +95,21 @@ extension QueueWorker {
         }
     }
 
-    /// How loudly a job's new state is logged. A job that succeeded or failed on its input is an
-    /// outcome the handler reports (the manifest and the queue keep it): debug. A retry is routine
-    /// (notice); a job that ran out of attempts may need an operator (warning).
+    /// How loudly a job's new state is logged. A job that succeeded, or failed on its input, is
+    /// an outcome (the queue and the manifest keep it): `info`, the operator's record of every
+    /// finished job. A retry is routine (`notice`); a job that ran out of attempts may need an
+    /// operator (`warning`).
     static func logLevel(for state: JobState) -> Logger.Level {
         switch state {
         case .retrying: .notice
         case .dead: .warning
-        default: .debug
+        default: .info
         }
+    }
+
+    /// The log line of a job's new state: `job finished` for succeeded and failed jobs.
+    static func logMessage(for state: JobState) -> Logger.Message {
+        state == .succeeded || state == .failed ? "job finished" : "job \(state)"
     }
 
     /// The job error recorded for a thrown error.

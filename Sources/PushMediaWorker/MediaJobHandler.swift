@@ -50,15 +50,6 @@ public struct MediaJobHandler: Sendable {
         let bytesOut = item.attachments.reduce(0) { $0 + $1.bytes }
         if !retried || job.attempts >= job.maxAttempts {
             onItem?(FinishedItem(item: item, attempt: job.attempts, duration: elapsed))
-            // The operator's record of every finished job; a failed item is an outcome, not an
-            // error of the worker (its code is in the manifest and the queue).
-            var metadata: Logger.Metadata = [
-                "job_id": "\(job.id)", "campaign": "\(job.campaign)", "source": "\(job.source)", "status": "\(item.status.rawValue)",
-                "attempt": "\(job.attempts)", "duration_ms": "\(elapsed.milliseconds)",
-                "bytes_in": "\(item.sourceBytes ?? 0)", "bytes_out": "\(bytesOut)",
-            ]
-            if let code = item.error?.code { metadata["error_code"] = "\(code)" }
-            logger.info("job finished", metadata: metadata)
         }
         Counter(label: "pushmedia_bytes_in_total").increment(by: item.sourceBytes ?? 0)
         Counter(label: "pushmedia_bytes_out_total").increment(by: bytesOut)
@@ -126,6 +117,18 @@ public struct MediaJobHandler: Sendable {
             try? await queue.storeCachedResult(try item.jsonData(), contentSHA256: hash, profile: job.profile)
         }
         return item
+    }
+}
+
+extension MediaJobHandler {
+    /// What a worker's `job finished` line says of a job's result (a manifest item): its status,
+    /// and the bytes read and written.
+    public static func logMetadata(forResult data: Data) -> Logger.Metadata {
+        guard let item = try? Item.decode(from: data) else { return [:] }
+        return [
+            "status": "\(item.status.rawValue)", "bytes_in": "\(item.sourceBytes ?? 0)",
+            "bytes_out": "\(item.attachments.reduce(0) { $0 + $1.bytes })",
+        ]
     }
 }
 

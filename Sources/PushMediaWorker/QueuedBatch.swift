@@ -35,9 +35,12 @@ public struct QueuedBatch: Sendable {
     public var stateDirectory: URL?
     var logger: Logger
 
+    /// Creates a batch. Its events say what became of each item, so the default logger keeps
+    /// only warnings and errors (a lost lease, a queue that cannot be reached); pass one at
+    /// `info` for the worker's `job finished` lines.
     public init(
         inputDirectory: URL, outputDirectory: URL, profile: Profile, concurrency: Int, baseURL: String?,
-        logger: Logger = Logger(label: "pushmedia")
+        logger: Logger = QueuedBatch.defaultLogger
     ) {
         self.inputDirectory = inputDirectory.standardizedFileURL.resolvingSymlinksInPath()
         self.outputDirectory = outputDirectory.standardizedFileURL
@@ -45,6 +48,13 @@ public struct QueuedBatch: Sendable {
         self.concurrency = max(1, concurrency)
         self.baseURL = baseURL
         self.logger = logger
+    }
+
+    /// `pushmedia` at `warning`: what an embedding program sees unless it passes its own logger.
+    public static var defaultLogger: Logger {
+        var logger = Logger(label: "pushmedia")
+        logger.logLevel = .warning
+        return logger
     }
 
     /// The queue's folder inside the output folder.
@@ -168,7 +178,8 @@ public struct QueuedBatch: Sendable {
             queue: queue,
             configuration: QueueWorker.Configuration(
                 concurrency: concurrency, campaign: campaign, leaseDuration: .seconds(120), pollInterval: .milliseconds(100),
-                retryPolicy: RetryPolicy(base: .milliseconds(200), factor: 2, cap: .seconds(5))),
+                retryPolicy: RetryPolicy(base: .milliseconds(200), factor: 2, cap: .seconds(5)),
+                resultMetadata: MediaJobHandler.logMetadata(forResult:)),
             logger: logger, handler: { try await handler.handle($0) })
         try await worker.runUntilDrained(campaign: campaign)
 

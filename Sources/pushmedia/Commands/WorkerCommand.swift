@@ -94,7 +94,7 @@ struct WorkerCommand: AsyncParsableCommand {
             queue: queue,
             configuration: QueueWorker.Configuration(
                 concurrency: concurrency, campaign: campaign, leaseDuration: .seconds(leaseSeconds),
-                shutdownGracePeriod: .seconds(gracePeriod)),
+                shutdownGracePeriod: .seconds(gracePeriod), resultMetadata: MediaJobHandler.logMetadata(forResult:)),
             logger: logger, handler: { try await handler.handle($0) })
 
         logger.notice(
