@@ -19,6 +19,9 @@ public struct Item: Codable, Sendable, Equatable {
     public var attachments: [Attachment]
     /// Lossy or surprising things that happened on the way, in words.
     public var warnings: [String]
+    /// What the item's notification costs to deliver: all its attachments' bytes and their
+    /// download time on the profile's link. Absent when there are no attachments.
+    public var delivery: NotificationDelivery?
 
     public init(
         source: String,
@@ -29,7 +32,8 @@ public struct Item: Codable, Sendable, Equatable {
         error: ItemError? = nil,
         probe: Probe? = nil,
         attachments: [Attachment] = [],
-        warnings: [String] = []
+        warnings: [String] = [],
+        delivery: NotificationDelivery? = nil
     ) {
         self.source = source
         self.sourceSHA256 = sourceSHA256
@@ -40,6 +44,7 @@ public struct Item: Codable, Sendable, Equatable {
         self.probe = probe
         self.attachments = attachments
         self.warnings = warnings
+        self.delivery = delivery
     }
 
     /// A failed item: no attachments, an error code and message.

@@ -3,7 +3,7 @@
 
 extension Profile {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, thumbnail, expanded, crop, jpeg, png, animation, video, audio, budgets, limits
+        case name, thumbnail, expanded, crop, jpeg, png, animation, video, audio, budgets, delivery, limits
     }
 
     public init(from decoder: Decoder) throws {
@@ -20,6 +20,7 @@ extension Profile {
         video = try c.decodeIfPresent(Video.self, forKey: .video) ?? d.video
         audio = try c.decodeIfPresent(Audio.self, forKey: .audio) ?? d.audio
         budgets = try c.decodeIfPresent(Budgets.self, forKey: .budgets) ?? d.budgets
+        delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? d.delivery
         limits = try c.decodeIfPresent(Limits.self, forKey: .limits) ?? d.limits
     }
 
@@ -67,7 +68,7 @@ extension Profile {
         }
         check(audio.bitRate, 16_000...512_000, "audio.bitRate")
         check(audio.minBitRate, 16_000...audio.bitRate, "audio.minBitRate")
-        return out
+        return out + delivery.problems
     }
 }
 

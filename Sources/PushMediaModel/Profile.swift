@@ -15,6 +15,9 @@ public struct Profile: Codable, Sendable, Equatable {
     public var audio: Audio
     /// Byte budgets per output, below Apple's hard limits.
     public var budgets: Budgets
+    /// What one notification's media must do to arrive in time on a slow link; the byte budget
+    /// of each attachment derives from it and from ``budgets``.
+    public var delivery: Delivery
     /// Input safety limits, checked from the header before pixels are decoded.
     public var limits: Limits
 
@@ -29,6 +32,7 @@ public struct Profile: Codable, Sendable, Equatable {
         video: Video = Video(),
         audio: Audio = Audio(),
         budgets: Budgets = Budgets(),
+        delivery: Delivery = Delivery(),
         limits: Limits = Limits()
     ) {
         self.name = name
@@ -41,6 +45,7 @@ public struct Profile: Codable, Sendable, Equatable {
         self.video = video
         self.audio = audio
         self.budgets = budgets
+        self.delivery = delivery
         self.limits = limits
     }
 

@@ -23,6 +23,31 @@ public enum DownloadEstimate {
     }
 }
 
+/// What the page measures download times against: the manifest profile's delivery target (a
+/// link speed and the seconds a notification's attachments may take), never past the 30 s iOS
+/// gives the extension.
+struct DeliveryTarget: Equatable {
+    var bitsPerSecond: Int
+    var seconds: Double
+
+    init(_ delivery: Profile.Delivery, bitsPerSecond: Int? = nil) {
+        self.bitsPerSecond = bitsPerSecond ?? delivery.linkBitsPerSecond
+        seconds = min(delivery.seconds, DownloadEstimate.extensionTimeLimitSeconds)
+    }
+
+    /// The link in words, e.g. `1 Mbit/s`, `256 kbit/s`.
+    var link: String {
+        bitsPerSecond >= 1_000_000
+            ? Format.decimal(Double(bitsPerSecond) / 1_000_000, places: 2) + " Mbit/s"
+            : Format.decimal(Double(bitsPerSecond) / 1_000, places: 1) + " kbit/s"
+    }
+
+    /// `over` past the target, `warn` past half of it, else `ok`.
+    func state(_ downloadSeconds: Double) -> String {
+        downloadSeconds > seconds ? "over" : downloadSeconds > seconds / 2 ? "warn" : "ok"
+    }
+}
+
 /// The numbers the summary header shows, computed from a manifest.
 public struct PreviewSummary: Sendable, Equatable {
     /// One item's download estimate.

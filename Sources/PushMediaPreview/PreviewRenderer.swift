@@ -26,15 +26,16 @@ public struct PreviewRenderer: Sendable {
     /// Byte budgets per attachment role (e.g. thumbnail 150 KB), drawn as a bar next to the bar
     /// for Apple's hard limit. Nil or a missing role: only the hard limit.
     public var budgets: [Attachment.Role: Int]?
-    /// The link speed of the download estimate.
-    public var bitsPerSecond: Int
+    /// The link speed of the download estimate; nil (the default): the manifest profile's
+    /// delivery link.
+    public var bitsPerSecond: Int?
 
     /// A renderer with the texts and budgets to show.
     public init(
         title: String = PreviewRenderer.defaultTitle,
         body: String = PreviewRenderer.defaultBody,
         budgets: [Attachment.Role: Int]? = nil,
-        bitsPerSecond: Int = DownloadEstimate.slowLinkBitsPerSecond
+        bitsPerSecond: Int? = nil
     ) {
         self.title = title
         self.body = body
@@ -60,7 +61,8 @@ public struct PreviewRenderer: Sendable {
     /// The page for `manifest`, as one HTML string; see ``render(manifest:pageDirectory:manifestDirectory:title:body:budgets:)``.
     public func render(manifest: Manifest, pageDirectory: URL, manifestDirectory: URL) -> String {
         let prefix = RelativePath.from(pageDirectory, to: manifestDirectory)
-        let summary = PreviewSummary(manifest, bitsPerSecond: bitsPerSecond)
+        let target = DeliveryTarget(manifest.profile.delivery, bitsPerSecond: bitsPerSecond)
+        let summary = PreviewSummary(manifest, bitsPerSecond: target.bitsPerSecond)
         // Anchors by position: stable, and free of anything from the manifest.
         func anchor(_ index: Int) -> String { "item-\(index + 1)" }
         let anchors = Dictionary(
@@ -87,25 +89,25 @@ public struct PreviewRenderer: Sendable {
             "filesToHost": .text("in \(summary.filesToHost) file\(summary.filesToHost == 1 ? "" : "s")"),
             "largestBytes": .text(summary.largest.map { Format.bytes($0.attachment.bytes) } ?? "–"),
             "largestDetail": .text(largestDetail),
-            "estimates": .html(estimates(summary, anchors: anchors)),
+            "estimates": .html(estimates(summary, target: target, anchors: anchors)),
+            "link": .text(target.link),
             "failures": .html(failed.isEmpty ? .empty : failures(failed.map { ($0.element, anchor($0.offset)) })),
             "items": .html(
                 processed.isEmpty
                     ? PreviewTemplate.note.fill(["text": "No item was processed."])
-                    : HTML.joined(processed.map { card($0.element, anchor: anchor($0.offset), prefix: prefix) })),
+                    : HTML.joined(processed.map { card($0.element, anchor: anchor($0.offset), prefix: prefix, target: target) })),
         ])
         return page.markup
     }
 
     // MARK: - Summary
 
-    func estimates(_ summary: PreviewSummary, anchors: [String: String]) -> HTML {
-        let limit = DownloadEstimate.extensionTimeLimitSeconds
+    func estimates(_ summary: PreviewSummary, target: DeliveryTarget, anchors: [String: String]) -> HTML {
         guard !summary.estimates.isEmpty else {
             return PreviewTemplate.note.fill(["text": "No attachments to download."])
         }
         let rows = HTML.joined(summary.estimates.map { estimate in
-            let state = downloadState(estimate.seconds)
+            let state = target.state(estimate.seconds)
             return PreviewTemplate.estimateRow.fill([
                 "state": .attribute(state),
                 "secondsRaw": .number(estimate.seconds),
@@ -113,12 +115,15 @@ public struct PreviewRenderer: Sendable {
                 "source": .text(estimate.source),
                 "bytes": .text(Format.bytes(estimate.bytes)),
                 "bar": .html(bar(
-                    percent: Format.percent(estimate.seconds, of: limit), state: state,
-                    label: "\(percentText(estimate.seconds, of: limit)) of \(Format.seconds(limit))")),
+                    percent: Format.percent(estimate.seconds, of: target.seconds), state: state,
+                    label: "\(percentText(estimate.seconds, of: target.seconds)) of \(Format.seconds(target.seconds))")),
                 "seconds": .text(Format.seconds(estimate.seconds)),
             ])
         })
-        return PreviewTemplate.estimates.fill(["limit": .text(Format.seconds(limit)), "rows": .html(rows)])
+        return PreviewTemplate.estimates.fill([
+            "link": .text(target.link), "target": .text(Format.seconds(target.seconds)),
+            "limit": .text(Format.seconds(DownloadEstimate.extensionTimeLimitSeconds)), "rows": .html(rows),
+        ])
     }
 
     func failures(_ items: [(Item, String)]) -> HTML {
@@ -139,21 +144,21 @@ public struct PreviewRenderer: Sendable {
 
     // MARK: - One item
 
-    func card(_ item: Item, anchor: String, prefix: String) -> HTML {
+    func card(_ item: Item, anchor: String, prefix: String, target: DeliveryTarget) -> HTML {
         let warnings: HTML = item.warnings.isEmpty
             ? .empty
             : PreviewTemplate.warnings.fill([
                 "items": .html(HTML.joined(item.warnings.map { PreviewTemplate.warning.fill(["text": .text($0)]) }))
             ])
-        let seconds = DownloadEstimate.seconds(for: item, bitsPerSecond: bitsPerSecond)
-        let limit = DownloadEstimate.extensionTimeLimitSeconds
-        let state = downloadState(seconds)
+        let seconds = DownloadEstimate.seconds(for: item, bitsPerSecond: target.bitsPerSecond)
+        let state = target.state(seconds)
         let download = PreviewTemplate.download.fill([
             "state": .attribute(state),
             "secondsRaw": .number(seconds),
+            "link": .text(target.link),
             "bar": .html(bar(
-                percent: Format.percent(seconds, of: limit), state: state,
-                label: "\(Format.seconds(seconds)) of \(Format.seconds(limit))")),
+                percent: Format.percent(seconds, of: target.seconds), state: state,
+                label: "\(Format.seconds(seconds)) of \(Format.seconds(target.seconds))")),
         ])
         let sizes: HTML = item.attachments.isEmpty
             ? PreviewTemplate.note.fill(["text": "No attachments."])
@@ -389,8 +394,4 @@ public struct PreviewRenderer: Sendable {
     }
 
     /// ok up to half the extension's time, warn up to all of it, over beyond.
-    func downloadState(_ seconds: Double) -> String {
-        let limit = DownloadEstimate.extensionTimeLimitSeconds
-        return seconds > limit ? "over" : seconds > limit / 2 ? "warn" : "ok"
-    }
 }

@@ -45,8 +45,9 @@ enum PreviewTemplate {
         {{items}}
         </main>
         <footer>
-          Estimated download time = bytes × 8 ÷ 1,000,000 (a 1 Mbps link, no latency or overhead), summed
-          over an item's attachments, against the 30 s iOS gives a notification service extension.
+          Estimated download time = bytes × 8 ÷ the profile's delivery link ({{link}}; no latency or
+          overhead), summed over an item's attachments (the extension downloads them all before the
+          notification shows), against the profile's delivery target (iOS gives the extension 30 s).
           Bars: bytes against the byte budget (when set) and against Apple's hard limit for the type
           (images 10 MB, audio 5 MB, movies 50 MB).
         </footer>
@@ -58,7 +59,7 @@ enum PreviewTemplate {
     static let estimates = Template(
         #"""
         <section class="estimates" aria-label="Download time">
-          <h2>Download time on a slow link <span class="hint">1 Mbps, against the extension's {{limit}}</span></h2>
+          <h2>Download time on a slow link <span class="hint">{{link}}, against the profile's {{target}} target (the extension gets {{limit}})</span></h2>
           <table>
             <tbody>
         {{rows}}
@@ -230,7 +231,7 @@ enum PreviewTemplate {
     /// The item's download estimate.
     static let download = Template(
         #"""
-              <div class="download {{state}}" data-seconds="{{secondsRaw}}"><h4>Download at 1 Mbps</h4>{{bar}}</div>
+              <div class="download {{state}}" data-seconds="{{secondsRaw}}"><h4>Download at {{link}}</h4>{{bar}}</div>
         """#)
 
     /// The item's warnings.

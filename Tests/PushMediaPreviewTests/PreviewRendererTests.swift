@@ -203,17 +203,27 @@ struct PreviewRendererTests {
         #expect(summary.estimates.map(\.seconds) == [30, 1, 40.32])
         #expect(summary.estimates.map(\.overLimit) == [false, false, true])
 
+        // Against the manifest profile's delivery target: 20 s at 1 Mbit/s by default.
         let html = render(manifest)
         let table = html.slice(from: #"<section class="estimates""#, to: "</section>")
+        #expect(table.contains("1 Mbit/s, against the profile&#39;s 20 s target (the extension gets 30 s)") || table.contains("1 Mbit/s, against the profile's 20 s target"))
         #expect(table.contains(##"<tr class="estimate ok" data-seconds="1"><th scope="row"><a href="#item-3">quick.jpg</a></th><td class="num">125 KB</td>"##))
-        #expect(table.contains(#"<tr class="estimate warn" data-seconds="30">"#))
+        #expect(table.contains(#"<tr class="estimate over" data-seconds="30">"#))
         #expect(table.contains(#"<tr class="estimate over" data-seconds="40.32">"#))
         #expect(table.contains("<td class=\"num\">40 s</td>"))
-        #expect(table.contains("134% of 30 s"))
+        #expect(table.contains("150% of 20 s") && table.contains("202% of 20 s"))
         #expect(!table.contains("bad.jpg"))
         let quickCard = html.slice(from: #"data-source="quick.jpg""#, to: "</article>")
-        #expect(quickCard.contains(#"<div class="download ok" data-seconds="1">"#))
-        #expect(quickCard.contains("1 s of 30 s"))
+        #expect(quickCard.contains(#"<div class="download ok" data-seconds="1"><h4>Download at 1 Mbit/s</h4>"#))
+        #expect(quickCard.contains("1 s of 20 s"))
+
+        // A profile on a slow link: 256 kbit/s, 6 s. quick.jpg (125 KB) takes 3.9 s: past half.
+        var slowManifest = manifest
+        slowManifest.profile.delivery = Profile.Delivery(linkBitsPerSecond: 256_000, seconds: 6)
+        let slowPage = render(slowManifest)
+        let slowQuick = slowPage.slice(from: #"data-source="quick.jpg""#, to: "</article>")
+        #expect(slowQuick.contains(#"<div class="download warn" data-seconds="3.9063"><h4>Download at 256 kbit/s</h4>"#), "\(slowQuick)")
+        #expect(slowQuick.contains("3.9 s of 6 s"))
     }
 
     @Test func summaryCountsSharedFilesOnceAndFindsTheLargest() {

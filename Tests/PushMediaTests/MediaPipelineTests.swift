@@ -103,7 +103,7 @@ struct MediaPipelineTests {
         try Self.expectNoLeftovers(out)
     }
 
-    @Test("an MP4 far over 50 MB is transcoded to 720p within the 10 MB movie budget")
+    @Test("an MP4 far over 50 MB is transcoded to 720p within what the notification's delivery budget leaves")
     func hugeMP4() throws {
         let folder = try Fixtures.temporaryFolder()
         // 8 s of 1080p at a constant 60 Mbit/s (filler padded): about 60 MB.
@@ -118,7 +118,15 @@ struct MediaPipelineTests {
         let item = Self.process(input, out: out)
         #expect(item.status == .ok, "\(item.error?.message ?? "")")
         let media = try #require(item.attachment(.media))
-        #expect(media.bytes <= 10_000_000 && media.budget == 10_000_000)
+        // The movie takes what the poster's two images leave of the notification's 2.5 MB.
+        let images = item.attachments.filter { $0.role != .media }.reduce(0) { $0 + $1.bytes }
+        let target = Profile.default.delivery
+        let budget = try #require(media.budget)
+        #expect(images > 0 && budget == target.notificationBytes - images)
+        #expect(media.bytes <= budget)
+        let delivery = try #require(item.delivery)
+        #expect(delivery.bytes == images + media.bytes && delivery.bytes <= target.notificationBytes)
+        #expect(delivery.seconds <= target.seconds && delivery.budget == 2_500_000 && delivery.linkBitsPerSecond == 1_000_000)
         #expect(media.media?.action == .transcoded && (media.media?.videoBitRate ?? 0) > 0)
         let probed = try MediaFactory.probe(try Self.file(media, in: out))
         #expect(probed.video?["codec_name"] as? String == "h264")

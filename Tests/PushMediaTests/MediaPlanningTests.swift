@@ -67,7 +67,7 @@ struct MediaPlanningTests {
         ] as [(MediaFormat, String, String, String?, Int, String)])
     func movieDecision(format: MediaFormat, video: String, audio: String, tag: String?, bytes: Int, expected: String) {
         let streams = [Self.stream("video", video, index: 0, tag: tag), Self.stream("audio", audio, index: 1)]
-        let decision = MediaDecision.decide(format: format, kind: .video, streams: streams, sourceBytes: bytes, profile: .default)
+        let decision = MediaDecision.decide(format: format, kind: .video, streams: streams, sourceBytes: bytes, budget: 10_000_000)
         let got: String =
             switch decision.action {
             case .keep: "keep"
@@ -94,7 +94,7 @@ struct MediaPlanningTests {
         ] as [(MediaFormat, String, Int, String)])
     func audioDecision(format: MediaFormat, codec: String, bytes: Int, expected: String) {
         let decision = MediaDecision.decide(
-            format: format, kind: .audio, streams: [Self.stream("audio", codec, index: 0)], sourceBytes: bytes, profile: .default)
+            format: format, kind: .audio, streams: [Self.stream("audio", codec, index: 0)], sourceBytes: bytes, budget: 5_000_000)
         let got: String =
             switch decision.action {
             case .keep: "keep"

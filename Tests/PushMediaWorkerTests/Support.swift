@@ -157,7 +157,7 @@ extension Support {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var pid: pid_t = 0
-                var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+                let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
                 defer { argv.forEach { free($0) } }
                 // Only stdin/out/err are inherited: a daemon started by the program (pg_ctlcluster
                 // starts postgres) must not keep the descriptors Foundation's Process uses to see its

@@ -41,6 +41,7 @@ public struct ItemProcessor: Sendable {
         let facts = run.facts
         return Item(
             source: run.input.source, sourceSHA256: facts.sourceSHA256, sourceBytes: facts.sourceBytes, kind: facts.kind,
-            status: status, error: error, probe: facts.probe, attachments: attachments, warnings: run.warnings)
+            status: status, error: error, probe: facts.probe, attachments: attachments, warnings: run.warnings,
+            delivery: NotificationDelivery(attachments: attachments, target: run.profile.delivery))
     }
 }

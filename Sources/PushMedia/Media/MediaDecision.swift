@@ -17,7 +17,8 @@ struct MediaDecision: Equatable {
     /// Streams to keep.
     var video: MediaStream?
     var audio: MediaStream?
-    /// The bytes the output must fit: min(profile budget, Apple's limit).
+    /// The bytes the output must fit (from the notification's delivery budget, never above the
+    /// profile's per-type budget or Apple's limit).
     var budget: Int
 
     /// Video codecs iOS plays in a notification.
@@ -25,13 +26,12 @@ struct MediaDecision: Equatable {
     /// Audio codecs iOS plays in a movie.
     static let playableMovieAudioCodecs: Set<String> = ["aac", "mp3"]
 
-    static func decide(format: MediaFormat?, kind: MediaKind, streams: [MediaStream], sourceBytes: Int, profile: Profile)
+    static func decide(format: MediaFormat?, kind: MediaKind, streams: [MediaStream], sourceBytes: Int, budget: Int)
         -> MediaDecision
     {
         let video = streams.first { $0.type == "video" && $0.coverArt != true }
         let audio = streams.first { $0.type == "audio" }
         if kind == .video {
-            let budget = min(profile.budgets.movie, AttachmentType.maxBytes(for: .movie))
             var decision = MediaDecision(action: .transcode, reason: "", video: video, audio: audio, budget: budget)
             let videoCodec = video?.codec ?? "none"
             guard let video, playableVideoCodecs.contains(video.codec) else {
@@ -59,7 +59,6 @@ struct MediaDecision: Equatable {
             return decision
         }
 
-        let budget = min(profile.budgets.audio, AttachmentType.maxBytes(for: .audio))
         var decision = MediaDecision(action: .transcode, reason: "", video: nil, audio: audio, budget: budget)
         let codec = audio?.codec ?? "none"
         if let type = audioType(format: format, codec: codec) {

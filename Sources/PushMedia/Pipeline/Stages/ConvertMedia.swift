@@ -1,6 +1,12 @@
 import Foundation
 import PushMediaModel
 
+/// The bytes a movie or audio file may take, and why (for an `over_budget` message).
+struct MediaBudget {
+    var bytes: Int
+    var why: String
+}
+
 /// A movie or audio file ready to store: the input itself, or a file made from it.
 struct PreparedMedia {
     var file: URL
@@ -17,12 +23,21 @@ struct PreparedMedia {
     /// plays it and it fits, copies the streams into MP4/M4A when only the container is wrong,
     /// and otherwise transcodes to H.264 + AAC (MP4, faststart) or AAC (M4A) at bit rates
     /// computed from the budget and duration (``BitRatePlan``), trying lower rates while the
-    /// result is too big.
-    static func convert(_ media: ProbedMedia, _ run: ItemRun) throws -> PreparedMedia {
-        let probe = media.probe
+    /// result is too big. The budget is what the notification's delivery budget leaves.
+    static func convert(_ media: ProbedMedia, within budget: MediaBudget, _ run: ItemRun) throws -> PreparedMedia {
         let decision = MediaDecision.decide(
-            format: media.source.format, kind: media.kind, streams: probe.streams ?? [],
-            sourceBytes: media.source.bytes, profile: run.profile)
+            format: media.source.format, kind: media.kind, streams: media.probe.streams ?? [],
+            sourceBytes: media.source.bytes, budget: budget.bytes)
+        do {
+            return try convert(media, decision, run)
+        } catch var error as ItemError where error.code == .overBudget {
+            error.message += "; \(budget.why)"
+            throw error
+        }
+    }
+
+    private static func convert(_ media: ProbedMedia, _ decision: MediaDecision, _ run: ItemRun) throws -> PreparedMedia {
+        let probe = media.probe
         switch decision.action {
         case .keep(let type):
             return PreparedMedia(

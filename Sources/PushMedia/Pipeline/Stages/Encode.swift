@@ -10,24 +10,32 @@ struct Encoded {
     var representativeFrame: Int?
 
     /// Encodes every variant within its byte budget: JPEG for opaque stills, PNG for real alpha,
-    /// animated GIF for animations. Lossy steps the budget forced are reported as warnings.
-    static func encode(_ framed: Framed, _ run: ItemRun) throws -> Encoded {
-        let budgets = run.profile.budgets
-        let variants: [(Attachment.Role, Pixels)] = [(.thumbnail, framed.thumbnail), (.expanded, framed.expanded)]
-        let images = try variants.map { role, pixels in
+    /// animated GIF for animations. The thumbnail is made first; the expanded variant's budget
+    /// is what the notification's delivery budget leaves after it. Lossy steps the budget forced
+    /// are reported as warnings.
+    static func encode(_ framed: Framed, within delivery: DeliveryBudget, _ run: ItemRun) throws -> Encoded {
+        var images: [EncodedImage] = []
+        for (role, pixels) in [(Attachment.Role.thumbnail, framed.thumbnail), (.expanded, framed.expanded)] {
             let format = ImageEncoder.format(for: pixels, keepsAlpha: framed.keepsAlpha)
-            let budget = format == .gif ? budgets.animated : (role == .thumbnail ? budgets.thumbnail : budgets.expanded)
+            let spent = images.reduce(0) { $0 + $1.data.count }
+            let budget = delivery.image(role, animated: format == .gif, spent: spent)
             do {
                 let encoded = try ImageEncoder.encode(
                     pixels, role: role, as: format, budget: budget, profile: run.profile, deadline: run.deadline)
                 run.warnings += warnings(for: encoded, total: pixels.frameCount)
-                return encoded
+                images.append(encoded)
             } catch let error as Vips.Error {
                 throw ItemError(.encodeFailed, "cannot encode the \(role.rawValue) as \(format.rawValue): \(error.message)")
+            } catch var error as ItemError where error.code == .overBudget {
+                error.message += "; \(delivery.explanation(spent: spent))"
+                throw error
             }
         }
         return Encoded(images: images, clipRect: framed.clipRect, representativeFrame: framed.representativeFrame)
     }
+
+    /// Bytes of both variants together.
+    var bytes: Int { images.reduce(0) { $0 + $1.data.count } }
 
     static func warnings(for encoded: EncodedImage, total: Int?) -> [String] {
         let role = encoded.role.rawValue
