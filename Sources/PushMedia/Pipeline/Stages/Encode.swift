@@ -8,6 +8,8 @@ struct Encoded {
     var clipRect: ClipRect
     /// The animation frame that stands for the whole, before any frame was dropped.
     var representativeFrame: Int?
+    /// Where each variant was cut from the source, as unit rects (`Attachment.sourceRect`).
+    var sourceRects: [Attachment.Role: UnitRect] = [:]
 
     /// Encodes every variant within its byte budget: JPEG for opaque stills, PNG for real alpha,
     /// animated GIF for animations. Lossy steps the budget forced are reported as warnings.
@@ -26,7 +28,9 @@ struct Encoded {
                 throw ItemError(.encodeFailed, "cannot encode the \(role.rawValue) as \(format.rawValue): \(error.message)")
             }
         }
-        return Encoded(images: images, clipRect: framed.clipRect, representativeFrame: framed.representativeFrame)
+        return Encoded(
+            images: images, clipRect: framed.clipRect, representativeFrame: framed.representativeFrame,
+            sourceRects: Dictionary(uniqueKeysWithValues: images.compactMap { image in framed.sourceRect(image.role).map { (image.role, $0) } }))
     }
 
     static func warnings(for encoded: EncodedImage, total: Int?) -> [String] {
