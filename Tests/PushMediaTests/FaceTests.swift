@@ -153,6 +153,29 @@ struct FaceTests {
         #expect(subject.faces == nil && subject.keep.isEmpty)
     }
 
+    @Test("an animation: the faces on its representative frame choose the subject")
+    func animation() throws {
+        let (folder, banners) = try Self.banners()
+        let banner = try #require(banners.first { $0.face != nil && $0.width == 1600 && $0.file.contains("right") })
+        let out = try Fixtures.temporaryFolder()
+        // Four frames of the banner, a flat grey one first (not the representative frame).
+        let gif = try MediaFactory.make(
+            "person.gif", in: out,
+            ["-f", "lavfi", "-i", "color=c=gray:s=\(banner.width)x\(banner.height):d=0.25:r=4",
+             "-loop", "1", "-t", "0.75", "-r", "4", "-i", folder.appendingPathComponent(banner.file).path,
+             "-filter_complex", "[0:v][1:v]concat=n=2:v=1,split[a][b];[a]palettegen[p];[b][p]paletteuse", "-loop", "0"])
+        let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: out))
+            .process(InputFile(path: gif.path, source: "person.gif"))
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        #expect(item.kind == .animatedImage)
+        #expect(item.probe?.subjectStrategy == .faces)
+        let face = try #require(banner.face)
+        #expect(item.probe?.faces?.contains { Self.overlap($0, face) > 0.3 } == true, "\(item.probe?.faces ?? [])")
+        // The person is on the right: so is the thumbnail's crop.
+        let crop = try #require(item.attachment(.thumbnail)?.sourceRect)
+        #expect(crop.x <= face.x + 1e-3 && crop.maxX >= face.maxX - 1e-3, "\(crop) \(face)")
+    }
+
     @Test("a movie's poster frame: its faces choose the subject the same way")
     func moviePoster() throws {
         let (folder, banners) = try Self.banners()
