@@ -16,9 +16,16 @@ void set_error(char *error, size_t size, const char *message) {
     if (error && size > 0) std::snprintf(error, size, "%s", message);
 }
 
-// Building the detector deserialises its model (compiled into dlib's header): once per thread.
+// Decoding the model compiled into dlib's header takes ~0.5 s of CPU: done once per process
+// (thread-safe static initialisation; retried if it threw).
+const dlib::frontal_face_detector &prototype() {
+    static const dlib::frontal_face_detector instance = dlib::get_frontal_face_detector();
+    return instance;
+}
+
+// A search changes the detector's scanner, so each thread searches with its own copy (~0.1 ms).
 dlib::frontal_face_detector &detector() {
-    thread_local dlib::frontal_face_detector instance = dlib::get_frontal_face_detector();
+    thread_local dlib::frontal_face_detector instance = prototype();
     return instance;
 }
 
