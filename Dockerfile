@@ -1,8 +1,8 @@
 # PushMedia container image: `docker build -t pushmedia .`
 #
 # Two stages:
-#   build    the official Swift image for Debian bookworm, with the -dev packages of libvips and
-#            FFmpeg; builds the release binary with the Swift runtime linked statically and puts
+#   build    the official Swift image for Debian bookworm, with the -dev packages of libvips,
+#            FFmpeg and dlib; builds the release binary with the Swift runtime linked statically and puts
 #            it, stripped, at /build/pushmedia.
 #   runtime  debian:bookworm-slim with only the shared libraries that binary loads, tini as PID 1
 #            and a non-root user. It takes nothing from `build` but /build/pushmedia, so a binary
@@ -27,6 +27,9 @@ RUN apt-get update \
         libavcodec-dev \
         libavformat-dev \
         libavutil-dev \
+        libblas-dev \
+        libdlib-dev \
+        liblapack-dev \
         libsqlite3-dev \
         libswresample-dev \
         libswscale-dev \
@@ -45,7 +48,9 @@ RUN swift build -c release --static-swift-stdlib --product pushmedia \
 FROM debian:bookworm-slim AS runtime
 
 # Exactly the shared libraries pushmedia loads (scripts/check-container proves it with ldd), plus
-# ca-certificates for HTTPS and tini to reap children and forward signals as PID 1.
+# ca-certificates for HTTPS and tini to reap children and forward signals as PID 1. dlib (the face
+# detector) is linked statically, so no libdlib19.1 (nor the 97 MB libdlib-data it depends on):
+# only the LAPACK and BLAS it calls, liblapack3 and libblas3.
 # One package per line: scripts/check-container reads this list.
 # Pinned by the bookworm suite, not per package (see the build stage).
 # hadolint ignore=DL3008
@@ -55,6 +60,8 @@ RUN apt-get update \
         libavcodec59 \
         libavformat59 \
         libavutil57 \
+        libblas3 \
+        liblapack3 \
         libsqlite3-0 \
         libswresample4 \
         libswscale6 \

@@ -46,6 +46,17 @@ let package = Package(
             name: "CPushMediaShims",
             dependencies: ["CVips", "CFFmpeg"]
         ),
+        // Frontal faces: dlib's HOG detector (its model is compiled in) behind a plain C header.
+        // dlib is linked statically (`libdlib.a` from libdlib-dev), so the runtime needs no
+        // libdlib19.1 and none of the 97 MB libdlib-data it depends on, only the LAPACK and BLAS
+        // that Debian's dlib is configured with.
+        .target(
+            name: "CFaceDetect",
+            // dlib's detector is templates compiled here: unoptimised (debug builds) a search takes
+            // seconds instead of milliseconds, so this one file is always optimised.
+            cxxSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary(":libdlib.a"), .linkedLibrary("lapack"), .linkedLibrary("blas")]
+        ),
 
         // The shared vocabulary: manifest, profile, error codes, clip rects. Pure Swift, no I/O.
         .target(name: "PushMediaModel"),
@@ -58,6 +69,7 @@ let package = Package(
                 "CVips",
                 "CFFmpeg",
                 "CPushMediaShims",
+                "CFaceDetect",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),

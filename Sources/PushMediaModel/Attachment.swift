@@ -27,6 +27,10 @@ public struct Attachment: Codable, Sendable, Equatable {
     public var durationSeconds: Double?
     /// How a movie or audio file was made from the input: kept, remuxed or transcoded.
     public var media: MediaEncoding?
+    /// Thumbnail and expanded images: the unit rect of the oriented input (a movie's poster
+    /// frame, audio's cover art) the image was cut from, so faces and the subject can be placed
+    /// on it.
+    public var sourceRect: UnitRect?
     public var options: Options
 
     public init(

@@ -24,6 +24,11 @@ public struct Probe: Codable, Sendable, Equatable {
     public var durationSeconds: Double?
     /// Where the subject was found, as a unit point in the oriented image.
     public var subject: UnitPoint?
+    /// Faces found in the oriented image, as unit rects, largest first (profile `crop: smart`;
+    /// an empty list when it looked and found none, absent when it did not look).
+    public var faces: [UnitRect]?
+    /// What chose ``subject``: faces, attention, entropy or centre.
+    public var subjectStrategy: SubjectStrategy?
     /// Movies and audio: FFmpeg's name of the container (`mov,mp4,m4a,3gp,3g2,mj2`, `ogg`, …).
     public var container: String?
     /// Movies and audio: overall bit rate, bits per second.

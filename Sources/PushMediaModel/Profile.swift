@@ -25,7 +25,7 @@ public struct Profile: Codable, Sendable, Equatable {
         name: String = "default",
         thumbnail: Thumbnail = Thumbnail(),
         expanded: Expanded = Expanded(),
-        crop: CropStrategy = .attention,
+        crop: CropStrategy = .smart,
         jpeg: JPEG = JPEG(),
         png: PNG = PNG(),
         animation: Animation = Animation(),
@@ -216,6 +216,8 @@ public struct Profile: Codable, Sendable, Equatable {
 
 /// How the subject of an image is found.
 public enum CropStrategy: String, Codable, Sendable, Equatable, CaseIterable {
+    /// The default: faces (dlib's frontal-face detector) when there are any, else attention.
+    case smart
     /// libvips' attention strategy: skin tones, saturated colour and edges.
     case attention
     /// The centre of the image.

@@ -248,9 +248,10 @@ public struct PreviewRenderer: Sendable {
             let rect = expanded.options.thumbnailClippingRect,
             let clip = thumbClip(expanded, rect: rect, prefix: prefix)
         else { return .empty }
+        let (left, facesCaption) = thumbnailWithFaces(item, thumbnail, prefix: prefix)
         return PreviewTemplate.compare.fill([
-            "left": .html(thumbImage(thumbnail, prefix: prefix)),
-            "leftCaption": .text("thumbnail file \(thumbnail.file)"),
+            "left": .html(left),
+            "leftCaption": .text("thumbnail file \(thumbnail.file)\(facesCaption)"),
             "right": .html(clip),
             "rightCaption": .text("\(expanded.file) clipped to \(rectText(rect))"),
         ])

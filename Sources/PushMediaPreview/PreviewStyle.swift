@@ -84,6 +84,7 @@ enum PreviewStyle {
         .thumb img.fill { width: 100%; height: 100%; object-fit: cover; }
         .thumb.clip img { position: absolute; max-width: none; }
         .thumb.placeholder { display: flex; align-items: center; justify-content: center; color: #fff; font-size: 20px; background: linear-gradient(145deg, #8e8e93, #48484a); }
+        .face-box { position: absolute; box-sizing: border-box; border: 2px solid #30d158; border-radius: 3px; }
         .compare { display: flex; gap: 14px; margin-top: 12px; }
         .compare figure { margin: 0; flex: 0 1 150px; min-width: 0; }
         .compare .thumb { width: 100%; height: auto; aspect-ratio: 1 / 1; border-radius: 12px; box-shadow: inset 0 0 0 1px rgba(0,0,0,.06); }

@@ -153,6 +153,18 @@ enum PreviewTemplate {
                     <div class="thumb"><img class="fill" src="{{src}}" alt="{{alt}}"></div>
         """#)
 
+    /// The thumbnail file with the faces found in the source drawn on it as boxes.
+    static let thumbFaces = Template(
+        #"""
+                    <div class="thumb faces" data-faces="{{count}}"><img class="fill" src="{{src}}" alt="{{alt}}">{{boxes}}</div>
+        """#)
+
+    /// One face on a thumbnail: percentages of the thumbnail, clipped to it.
+    static let faceBox = Template(
+        #"""
+        <span class="face-box" data-face="{{x}} {{y}} {{w}} {{h}}" style="left:{{leftPercent}}%;top:{{topPercent}}%;width:{{widthPercent}}%;height:{{heightPercent}}%"></span>
+        """#)
+
     /// The thumbnail cut from the expanded image by its clipping rect, in CSS.
     static let thumbClip = Template(
         #"""
@@ -258,6 +270,7 @@ enum PreviewTemplate {
     static let all: [String: Template] = [
         "page": page, "estimates": estimates, "estimateRow": estimateRow, "failures": failures,
         "failureRow": failureRow, "item": item, "banner": banner, "thumbFile": thumbFile,
+        "thumbFaces": thumbFaces, "faceBox": faceBox,
         "thumbClip": thumbClip, "thumbPlaceholder": thumbPlaceholder,
         "compare": compare, "longLook": longLook, "mediaImage": mediaImage, "mediaVideo": mediaVideo,
         "posterAttribute": posterAttribute, "mediaAudio": mediaAudio, "sizeRow": sizeRow, "bar": bar,

@@ -149,7 +149,7 @@ struct ImagePipelineTests {
         #expect(inClip > 0.03, "subject not in the clipping rect (\(inClip))")
     }
 
-    @Test("the centre strategy centres; attention finds the subject", arguments: [CropStrategy.centre, .attention, .entropy])
+    @Test("the centre strategy centres; attention finds the subject; smart finds no face and is attention", arguments: [CropStrategy.centre, .attention, .entropy, .smart])
     func strategies(strategy: CropStrategy) throws {
         let (item, _) = try Self.process("photos/panorama.jpg", profile: Profile(crop: strategy))
         let subject = try #require(item.probe?.subject)
@@ -158,10 +158,12 @@ struct ImagePipelineTests {
         case .centre:
             #expect(subject == UnitPoint(x: 0.5, y: 0.5))
             #expect(abs(clip.x - 0.25) < 0.01)
-        case .attention:
+        case .attention, .smart:
             // The disc is drawn at x = 2900 of 3000.
             #expect(abs(subject.x - 2900.0 / 3000) < 0.05, "\(subject)")
             #expect(clip.x + clip.width == 1)
+            #expect(item.probe?.subjectStrategy == .attention)
+            #expect(item.probe?.faces == (strategy == .smart ? [] : nil))
         case .entropy:
             #expect((0...1).contains(subject.x) && (0...1).contains(subject.y))
         }

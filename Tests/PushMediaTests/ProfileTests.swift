@@ -12,8 +12,16 @@ struct ProfileTests {
         #expect(p.thumbnail.size == 300)
         #expect(p.expanded.maxWidth == 1200 && p.expanded.maxHeight == 600)
         #expect(p.expanded.aspect == AspectRatio(width: 2, height: 1))
-        #expect(p.crop == .attention)
+        #expect(p.crop == .smart, "faces first, else attention (issue 19)")
         #expect(p.jpeg.quality == 80)
+    }
+
+    @Test("crop: attention turns the face detector off; smart and every other strategy parse")
+    func cropStrategies() throws {
+        for strategy in CropStrategy.allCases {
+            let p = try ProfileLoader.parse(Data("crop: \(strategy.rawValue)\n".utf8))
+            #expect(p.crop == strategy)
+        }
     }
 
     @Test("a partial JSON file overrides only what it names")

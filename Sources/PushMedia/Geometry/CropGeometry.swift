@@ -47,24 +47,45 @@ public enum CropGeometry {
     }
 
     /// A rect of size `crop` inside `image`, centred as near as possible on `subject` (a point
-    /// in pixels) and clamped inside the image.
-    public static func place(_ crop: PixelSize, in image: PixelSize, around subject: (x: Double, y: Double)) -> PixelRect {
-        func axis(_ length: Int, _ total: Int, _ centre: Double) -> Int {
+    /// in pixels) and clamped inside the image. On each axis it also contains the first of
+    /// `keeping` (rects in pixels of `image`, most generous first) that fits in the crop on that
+    /// axis, moving off the subject only as far as that needs.
+    public static func place(
+        _ crop: PixelSize, in image: PixelSize, around subject: (x: Double, y: Double), keeping boxes: [UnitRect] = []
+    ) -> PixelRect {
+        /// Start of a span `length` long in `0..<total`, near `centre`, containing `[low, high]`
+        /// of the first box that fits.
+        func axis(_ length: Int, _ total: Int, _ centre: Double, _ spans: [(low: Double, high: Double)]) -> Int {
+            var lowest = 0
+            var highest = max(0, total - length)
+            for span in spans {
+                let low = Int(max(0, min(Double(total), span.low)).rounded(.down))
+                let high = Int(max(0, min(Double(total), span.high)).rounded(.up))
+                if high - low <= length {
+                    lowest = max(lowest, high - length)
+                    highest = min(highest, low)
+                    break
+                }
+            }
             let ideal = Int((centre - Double(length) / 2).rounded())
-            return min(max(0, ideal), max(0, total - length))
+            return min(max(lowest, ideal), highest)
         }
         let width = min(crop.width, image.width)
         let height = min(crop.height, image.height)
         return PixelRect(
-            x: axis(width, image.width, subject.x), y: axis(height, image.height, subject.y),
+            x: axis(width, image.width, subject.x, boxes.map { ($0.x, $0.maxX) }),
+            y: axis(height, image.height, subject.y, boxes.map { ($0.y, $0.maxY) }),
             width: width, height: height)
     }
 
     /// The unit rect of the largest square inside an image of `size`, centred as near as possible
-    /// on `subject` (pixels in that image) and clamped inside it.
-    public static func clipRect(in size: PixelSize, around subject: (x: Double, y: Double)) -> ClipRect {
+    /// on `subject` (pixels in that image), clamped inside it, and containing the first of
+    /// `keeping` (pixels) that fits, axis by axis.
+    public static func clipRect(
+        in size: PixelSize, around subject: (x: Double, y: Double), keeping boxes: [UnitRect] = []
+    ) -> ClipRect {
         let side = min(size.width, size.height)
-        let square = place(PixelSize(width: side, height: side), in: size, around: subject)
+        let square = place(PixelSize(width: side, height: side), in: size, around: subject, keeping: boxes)
         let w = Double(size.width)
         let h = Double(size.height)
         return ClipRect(
@@ -109,20 +130,34 @@ public struct ImagePlan: Sendable, Equatable {
 
     /// Where to cut both variants from a decoded image of `working` pixels, given the subject
     /// as a unit point, and the clipping rect of the thumbnail inside the expanded variant.
-    public func placement(working: PixelSize, subject: UnitPoint, aspect: AspectRatio) -> Placement {
+    /// `keeping` are unit rects (e.g. faces with a margin, then the faces alone) each crop and
+    /// the clipping rect contain when they can: on each axis the first that fits is kept whole.
+    public func placement(working: PixelSize, subject: UnitPoint, keeping boxes: [UnitRect] = [], aspect: AspectRatio) -> Placement {
         let centre = (x: subject.x * Double(working.width), y: subject.y * Double(working.height))
+        let inWorking = boxes.map {
+            UnitRect(
+                x: $0.x * Double(working.width), y: $0.y * Double(working.height),
+                w: $0.w * Double(working.width), h: $0.h * Double(working.height))
+        }
         let expandedRect = CropGeometry.place(
-            CropGeometry.largestCrop(in: working, aspect: aspect), in: working, around: centre)
+            CropGeometry.largestCrop(in: working, aspect: aspect), in: working, around: centre, keeping: inWorking)
         let side = min(working.width, working.height)
-        let thumbnailRect = CropGeometry.place(PixelSize(width: side, height: side), in: working, around: centre)
-        // The subject in pixels of the expanded output.
+        let thumbnailRect = CropGeometry.place(
+            PixelSize(width: side, height: side), in: working, around: centre, keeping: inWorking)
+        // The subject and the boxes in pixels of the expanded output.
+        let scaleX = Double(expanded.width) / Double(expandedRect.width)
+        let scaleY = Double(expanded.height) / Double(expandedRect.height)
         let inExpanded = (
-            x: (centre.x - Double(expandedRect.x)) * Double(expanded.width) / Double(expandedRect.width),
-            y: (centre.y - Double(expandedRect.y)) * Double(expanded.height) / Double(expandedRect.height)
+            x: (centre.x - Double(expandedRect.x)) * scaleX, y: (centre.y - Double(expandedRect.y)) * scaleY
         )
+        let boxesInExpanded = inWorking.map {
+            UnitRect(
+                x: ($0.x - Double(expandedRect.x)) * scaleX, y: ($0.y - Double(expandedRect.y)) * scaleY,
+                w: $0.w * scaleX, h: $0.h * scaleY)
+        }
         return Placement(
             expandedRect: expandedRect, thumbnailRect: thumbnailRect,
-            clipRect: CropGeometry.clipRect(in: expanded, around: inExpanded))
+            clipRect: CropGeometry.clipRect(in: expanded, around: inExpanded, keeping: boxesInExpanded))
     }
 
     /// Crops in the working image and the clipping rect.

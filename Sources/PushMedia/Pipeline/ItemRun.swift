@@ -45,8 +45,10 @@ final class ItemRun {
         if let probe { facts.probe = probe }
     }
 
-    func record(subject: UnitPoint) {
+    func record(subject: UnitPoint, strategy: SubjectStrategy, faces: [UnitRect]?) {
         facts.probe?.subject = subject
+        facts.probe?.subjectStrategy = strategy
+        facts.probe?.faces = faces
     }
 
     /// Movies and audio take longer than images (transcoding): once the bytes say the input is

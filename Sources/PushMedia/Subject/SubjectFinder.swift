@@ -30,7 +30,8 @@ enum RepresentativeFrame {
 }
 
 /// Where an image's subject is: libvips' attention (saliency) or entropy crop on a small proxy,
-/// or simply the centre.
+/// or simply the centre. (Faces, for `crop: smart`, are found first by `Subject.find`; when there
+/// are none, `smart` is attention here.)
 enum SubjectFinder {
     /// The subject as a unit point of `image`.
     static func find(in image: Vips.Image, strategy: CropStrategy, proxySide: Int) throws -> UnitPoint {
@@ -46,7 +47,7 @@ enum SubjectFinder {
         let cropWidth = max(1, width / 2)
         let cropHeight = max(1, height / 2)
         switch strategy {
-        case .attention:
+        case .attention, .smart:
             let result = try proxy.smartcrop(width: cropWidth, height: cropHeight, interesting: .attention)
             return UnitPoint(
                 x: clampUnit((Double(result.attentionX) + 0.5) / Double(width)),

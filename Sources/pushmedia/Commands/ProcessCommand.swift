@@ -45,7 +45,7 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Profile file, JSON or YAML (default: $PUSHMEDIA_PROFILE, else built-in).")
     var profile: String?
 
-    @Option(name: .long, help: "How the subject is found: attention, centre or entropy.")
+    @Option(name: .long, help: "How the subject is found: smart (faces, else attention; the default), attention, centre or entropy.")
     var crop: CropStrategy?
 
     @Option(name: .long, help: "Files processed at once (default: $PUSHMEDIA_CONCURRENCY, else the cores).")

@@ -8,6 +8,8 @@ struct Encoded {
     var clipRect: ClipRect
     /// The animation frame that stands for the whole, before any frame was dropped.
     var representativeFrame: Int?
+    /// Where each variant was cut from the source, as unit rects (`Attachment.sourceRect`).
+    var sourceRects: [Attachment.Role: UnitRect] = [:]
 
     /// Encodes every variant within its byte budget: JPEG for opaque stills, PNG for real alpha,
     /// animated GIF for animations. The thumbnail is made first; the expanded variant's budget
@@ -31,7 +33,9 @@ struct Encoded {
                 throw error
             }
         }
-        return Encoded(images: images, clipRect: framed.clipRect, representativeFrame: framed.representativeFrame)
+        return Encoded(
+            images: images, clipRect: framed.clipRect, representativeFrame: framed.representativeFrame,
+            sourceRects: Dictionary(uniqueKeysWithValues: images.compactMap { image in framed.sourceRect(image.role).map { (image.role, $0) } }))
     }
 
     /// Bytes of both variants together.

@@ -4,33 +4,80 @@ import PushMediaModel
 struct Subject {
     /// The subject as a unit point of the decoded image.
     var point: UnitPoint
+    /// Unit rects both crops and the clipping rect hold when they can (the chosen faces with a
+    /// margin, then bare); empty when no face chose the subject.
+    var keep: [UnitRect] = []
+    /// What chose the subject.
+    var strategy: SubjectStrategy
+    /// Every face found (profile `crop: smart`), largest first; nil when none was looked for.
+    var faces: [UnitRect]?
     /// The animation frame that stands for the whole; nil for a still image.
     var representativeFrame: Int?
 
-    /// Long side of the proxy the subject is searched on.
+    /// Long side of the proxy the attention and entropy search runs on.
     static let proxySide = 256
+    /// Long side of the proxy faces are searched on (doubled once inside the detector): on a
+    /// 256 px proxy a face in a 2400×800 banner is about 20 px and is missed (BENCHMARKS.md).
+    static let faceProxySide = 512
 
     /// Finds the subject once, on a small proxy of the decoded image, with the profile's
-    /// strategy. For an animation it first picks a representative frame (not a blank or flat
-    /// one) and looks there.
+    /// strategy (`smart`: faces when there are any, else attention). For an animation it first
+    /// picks a representative frame (not a blank or flat one) and looks there. A failing face
+    /// search never fails the item: it adds a warning and attention decides.
     static func find(in decoded: Decoded, _ run: ItemRun) throws -> Subject {
-        let subject: Subject
+        var subject: Subject
         do {
-            subject = try Vips.attributed {
+            let (image, frame) = try Vips.attributed { () -> (Vips.Image, Int?) in
                 switch decoded.pixels {
-                case .still(let image):
-                    return Subject(point: try SubjectFinder.find(in: image, strategy: run.profile.crop, proxySide: proxySide))
+                case .still(let image): return (image, nil)
                 case .animation(let animation):
                     let index = try RepresentativeFrame.find(in: animation.frames)
-                    return Subject(
-                        point: try SubjectFinder.find(in: animation.frames[index], strategy: run.profile.crop, proxySide: proxySide),
-                        representativeFrame: index)
+                    return (animation.frames[index], index)
                 }
             }
+            let faces = run.profile.crop == .smart ? findFaces(in: image, run) : nil
+            let size = PixelSize(width: image.width, height: image.height)
+            if let faces, let choice = FaceSubject.choose(faces: faces, in: size) {
+                subject = Subject(point: choice.point, keep: choice.keep, strategy: .faces, faces: faces)
+            } else {
+                let strategy = run.profile.crop == .smart ? .attention : run.profile.crop
+                let point = try Vips.attributed {
+                    try SubjectFinder.find(in: image, strategy: strategy, proxySide: proxySide)
+                }
+                subject = Subject(point: point, strategy: SubjectStrategy(strategy), faces: faces)
+            }
+            subject.representativeFrame = frame
         } catch let error as Vips.Error {
             throw ItemError(.corruptInput, "cannot analyse the image: \(error.message)")
         }
-        run.record(subject: subject.point)
+        run.record(subject: subject.point, strategy: subject.strategy, faces: subject.faces)
         return subject
+    }
+
+    /// The faces in `image`, searched on a ``faceProxySide`` proxy; nil (and a warning) when the
+    /// search fails, so attention decides instead.
+    static func findFaces(in image: Vips.Image, _ run: ItemRun) -> [UnitRect]? {
+        do {
+            let faces: [UnitRect] = try Vips.attributed {
+                let factor = Double(faceProxySide) / Double(max(image.width, image.height))
+                let proxy: Vips.Image = factor < 1 ? try image.resize(horizontal: factor, vertical: factor) : image
+                return try FaceDetector.detect(in: proxy)
+            }
+            return faces.sorted { $0.w * $0.h > $1.w * $1.h }
+        } catch {
+            run.warnings.append("subject: face detection failed (\(error)); libvips' attention chose the subject")
+            return nil
+        }
+    }
+}
+
+extension SubjectStrategy {
+    /// The strategy a non-face crop strategy names.
+    init(_ crop: CropStrategy) {
+        switch crop {
+        case .smart, .attention: self = .attention
+        case .entropy: self = .entropy
+        case .centre: self = .centre
+        }
     }
 }

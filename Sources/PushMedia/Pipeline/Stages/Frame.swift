@@ -12,6 +12,23 @@ struct Framed {
     var representativeFrame: Int?
     /// True when the alpha is real: stills become PNGs.
     var keepsAlpha: Bool
+    /// Where both variants were cut from the decoded image.
+    var placement: ImagePlan.Placement
+    /// The size of the decoded image the placement is in.
+    var working: PixelSize
+
+    /// Where `role`'s variant was cut, as a unit rect of the decoded (so of the oriented source) image.
+    func sourceRect(_ role: Attachment.Role) -> UnitRect? {
+        let rect: PixelRect
+        switch role {
+        case .thumbnail: rect = placement.thumbnailRect
+        case .expanded: rect = placement.expandedRect
+        case .media: return nil
+        }
+        let w = Double(working.width)
+        let h = Double(working.height)
+        return UnitRect(x: Double(rect.x) / w, y: Double(rect.y) / h, w: Double(rect.width) / w, h: Double(rect.height) / h)
+    }
 
     /// Cuts the square thumbnail and the expanded variant from the decoded image, both centred
     /// on the subject, and computes the clipping rect of the thumbnail inside the expanded
@@ -19,9 +36,10 @@ struct Framed {
     /// computed once, when encoded.
     static func cut(_ decoded: Decoded, around subject: Subject, _ run: ItemRun) throws -> Framed {
         let plan = decoded.plan
+        let working = PixelSize(width: decoded.pixels.width, height: decoded.pixels.height)
         let placement = plan.placement(
-            working: PixelSize(width: decoded.pixels.width, height: decoded.pixels.height), subject: subject.point,
-            aspect: run.profile.expanded.aspect)
+            working: working, subject: subject.point,
+            keeping: subject.keep, aspect: run.profile.expanded.aspect)
         do {
             return try Vips.attributed {
                 var thumbnailSource = decoded.pixels
@@ -31,7 +49,7 @@ struct Framed {
                 return Framed(
                     thumbnail: try thumbnailSource.map { try cut($0, placement.thumbnailRect, to: plan.thumbnail) },
                     expanded: try decoded.pixels.map { try cut($0, placement.expandedRect, to: plan.expanded) }, clipRect: placement.clipRect,
-                    representativeFrame: subject.representativeFrame, keepsAlpha: decoded.keepsAlpha)
+                    representativeFrame: subject.representativeFrame, keepsAlpha: decoded.keepsAlpha, placement: placement, working: working)
             }
         } catch let error as Vips.Error {
             throw ItemError(.corruptInput, "cannot resize the image: \(error.message)")

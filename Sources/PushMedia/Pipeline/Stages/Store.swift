@@ -26,12 +26,14 @@ extension Encoded {
                 // ThumbnailTime is a frame number for animated images; frames may have been dropped.
                 options.thumbnailTime = Double(frame / max(1, encoded.settings.frameStep))
             }
-            return Attachment(
+            var attachment = Attachment(
                 identifier: encoded.role.rawValue, role: encoded.role, file: stored.name,
                 url: run.options.baseURL.map { OutputStore.url(base: $0, file: stored.name) },
                 typeHint: type.typeHint, fileExtension: type.fileExtensions[0], mimeType: type.mimeType,
                 bytes: stored.bytes, sha256: stored.sha256, width: encoded.width, height: encoded.height,
                 frames: encoded.frames, budget: encoded.budget, encoding: encoded.encoding, options: options)
+            attachment.sourceRect = sourceRects[encoded.role]
+            return attachment
         }
     }
 }

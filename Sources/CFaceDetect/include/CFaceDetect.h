@@ -1,0 +1,36 @@
+// Frontal faces in an 8-bit greyscale image: dlib's HOG detector (compiled in, no model file),
+// behind plain C so Swift sees no C++ (face_detect.cpp).
+#ifndef PUSHMEDIA_FACE_DETECT_H
+#define PUSHMEDIA_FACE_DETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One face, in pixels of the image passed in (origin top-left), and the detector's score
+/// (higher is surer; dlib reports faces scoring above 0).
+typedef struct {
+    int x;
+    int y;
+    int width;
+    int height;
+    double score;
+} pm_face_box;
+
+/// Finds frontal faces in `pixels` (8-bit grey, `height` rows of `stride` bytes, `width` used).
+/// `upsample`: times the image is doubled before the search (each finds faces half as large,
+/// at four times the cost; dlib's smallest face is about 80 px before doubling).
+/// Writes up to `capacity` faces, largest score first, into `faces` and returns how many were
+/// found (which may exceed `capacity`), or -1 with a message in `error` (NUL-terminated,
+/// at most `error_size` bytes). Thread-safe: each thread keeps its own detector.
+int pm_detect_faces(const uint8_t *pixels, int width, int height, int stride, int upsample,
+                    pm_face_box *faces, int capacity, char *error, size_t error_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

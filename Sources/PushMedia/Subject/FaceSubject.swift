@@ -1,0 +1,57 @@
+import PushMediaModel
+
+/// The subject when faces were found: pure, no pixels.
+///
+/// The crops hold the largest face and every other face that fits with it in one square of the
+/// image's short side (the thumbnail's), bigger faces first; the subject point is the centre of
+/// those faces weighted by their area, so a crop that has room to spare leans towards the big
+/// ones. The faces come with a margin (hair, chin) when that still fits, else bare.
+public enum FaceSubject {
+    /// Where to centre the crops, and what they must hold.
+    public struct Choice: Sendable, Equatable {
+        /// The area-weighted centre of the chosen faces (unit point of the image).
+        public var point: UnitPoint
+        /// The chosen faces with a margin, then the bare faces (unit rects): each crop holds the
+        /// first of these that fits in it, axis by axis.
+        public var keep: [UnitRect]
+        /// The faces chosen, largest first.
+        public var faces: [UnitRect]
+    }
+
+    /// Share of a face's size added on every side (forehead and hair above, chin below).
+    static let margin = 0.25
+
+    /// The choice for `faces` (unit rects) in an image of `size` pixels; nil when there are none.
+    public static func choose(faces: [UnitRect], in size: PixelSize) -> Choice? {
+        let width = Double(size.width)
+        let height = Double(size.height)
+        let side = Double(min(size.width, size.height))
+        func fits(_ rect: UnitRect) -> Bool { rect.w * width <= side + 1e-9 && rect.h * height <= side + 1e-9 }
+        let bySize = faces.filter { $0.w > 0 && $0.h > 0 }.sorted { $0.w * $0.h * width * height > $1.w * $1.h * width * height }
+        guard let largest = bySize.first else { return nil }
+        var chosen = [largest]
+        var box = largest
+        for face in bySize.dropFirst() where fits(box.union(face)) {
+            chosen.append(face)
+            box = box.union(face)
+        }
+        let weights = chosen.map { $0.w * $0.h }
+        let total = weights.reduce(0, +)
+        let point = UnitPoint(
+            x: zip(chosen, weights).map { $0.centre.x * $1 }.reduce(0, +) / total,
+            y: zip(chosen, weights).map { $0.centre.y * $1 }.reduce(0, +) / total)
+        let padded = chosen.map(withMargin).reduce(withMargin(largest)) { $0.union($1) }
+        let keep = fits(padded) && padded != box ? [padded, box] : [box]
+        return Choice(point: point, keep: keep, faces: chosen)
+    }
+
+    /// `face` grown by ``margin`` of its width at each side and of its height above and below, clamped
+    /// inside the image.
+    static func withMargin(_ face: UnitRect) -> UnitRect {
+        let left = max(0, face.x - face.w * margin)
+        let top = max(0, face.y - face.h * margin)
+        let right = min(1, face.maxX + face.w * margin)
+        let bottom = min(1, face.maxY + face.h * margin)
+        return UnitRect(x: left, y: top, w: right - left, h: bottom - top)
+    }
+}

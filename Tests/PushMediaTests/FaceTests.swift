@@ -1,0 +1,199 @@
+import Foundation
+import PushMediaModel
+import Testing
+
+@testable import PushMedia
+
+/// Faces decide the crops (`crop: smart`, the default): a real photo of a person (scikit-image's
+/// astronaut, from Debian's python3-skimage) beside saturated graphics that libvips' attention
+/// prefers, in banners of several shapes, with the person on either side. The banners are made
+/// at test time by `scripts/make-face-banners`, which also says where the face is (measured by
+/// hand on the photo).
+@Suite("Faces choose the subject")
+struct FaceTests {
+    /// One banner made by the script.
+    struct Banner: Decodable, Sendable {
+        var file: String
+        var width: Int
+        var height: Int
+        /// The person's face as a unit rect of the banner; nil when there is no person.
+        var face: UnitRect?
+    }
+
+    /// The banners, made once per test process.
+    static let made: Result<(folder: URL, banners: [Banner]), Error> = Result {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushmedia-face-banners-\(getpid())")
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/make-face-banners").path
+        // Debian's python on purpose: python3-skimage installs there (scripts/test installs it).
+        let result = try CommandRunner.run("/usr/bin/python3", [script, folder.path])
+        guard result.status == 0 else {
+            throw CommandFailure(description: "make-face-banners failed (is python3-skimage installed?): \(result.error)")
+        }
+        let banners = try result.output.split(separator: "\n").map {
+            try JSONDecoder().decode(Banner.self, from: Data($0.utf8))
+        }
+        return (folder, banners)
+    }
+
+    struct CommandFailure: Error, CustomStringConvertible { var description: String }
+
+    static func banners() throws -> (URL, [Banner]) {
+        let made = try made.get()
+        return (made.folder, made.banners)
+    }
+
+    /// Runs the image stages up to the crop on one banner: the subject and where both variants
+    /// were cut, in pixels of the decoded image.
+    static func cut(_ url: URL, profile: Profile = .default) throws -> (Subject, Framed, PixelSize) {
+        let run = ItemRun(
+            input: InputFile(path: url.path, source: url.lastPathComponent), profile: profile,
+            options: ProcessingOptions(outputDirectory: FileManager.default.temporaryDirectory))
+        let decoded = try Decoded.decode(try ProbedImage.probe(try Source.read(run), run), run)
+        let subject = try Subject.find(in: decoded, run)
+        let framed = try Framed.cut(decoded, around: subject, run)
+        return (subject, framed, PixelSize(width: decoded.pixels.width, height: decoded.pixels.height))
+    }
+
+    /// True when `rect` (pixels of an image of `size`) holds the unit rect `face` whole.
+    static func holds(_ rect: PixelRect, _ face: UnitRect, in size: PixelSize) -> Bool {
+        let w = Double(size.width)
+        let h = Double(size.height)
+        return Double(rect.x) <= face.x * w + 0.5 && Double(rect.x + rect.width) >= face.maxX * w - 0.5
+            && Double(rect.y) <= face.y * h + 0.5 && Double(rect.y + rect.height) >= face.maxY * h - 0.5
+    }
+
+    /// Intersection over union of two unit rects.
+    static func overlap(_ a: UnitRect, _ b: UnitRect) -> Double {
+        let iw = max(0, min(a.maxX, b.maxX) - max(a.x, b.x))
+        let ih = max(0, min(a.maxY, b.maxY) - max(a.y, b.y))
+        let inter = iw * ih
+        return inter / (a.w * a.h + b.w * b.h - inter)
+    }
+
+    @Test("the face lies whole inside the square thumbnail's crop, the expanded crop and the clipping rect, on either side, in every shape")
+    func faceInEveryCrop() throws {
+        let (folder, banners) = try Self.banners()
+        let people = banners.filter { $0.face != nil }
+        #expect(people.count >= 10)
+        for banner in people {
+            let face = try #require(banner.face)
+            let (subject, framed, working) = try Self.cut(folder.appendingPathComponent(banner.file))
+            #expect(subject.strategy == .faces, "\(banner.file): \(subject.strategy)")
+            let found = subject.faces ?? []
+            #expect(found.contains { Self.overlap($0, face) > 0.3 }, "\(banner.file): faces \(found), expected \(face)")
+            let p = framed.placement
+            #expect(Self.holds(p.thumbnailRect, face, in: working), "\(banner.file): thumbnail \(p.thumbnailRect) cuts the face")
+            #expect(Self.holds(p.expandedRect, face, in: working), "\(banner.file): expanded \(p.expandedRect) cuts the face")
+            // The clipping rect is on the expanded output: the face in its unit coordinates.
+            let e = p.expandedRect
+            let inExpanded = UnitRect(
+                x: (face.x * Double(working.width) - Double(e.x)) / Double(e.width),
+                y: (face.y * Double(working.height) - Double(e.y)) / Double(e.height),
+                w: face.w * Double(working.width) / Double(e.width), h: face.h * Double(working.height) / Double(e.height))
+            let clip = p.clipRect
+            let slack = 1.0 / 600  // one pixel of the expanded image
+            #expect(
+                clip.x <= inExpanded.x + slack && clip.x + clip.width >= inExpanded.maxX - slack
+                    && clip.y <= inExpanded.y + slack && clip.y + clip.height >= inExpanded.maxY - slack,
+                "\(banner.file): clip \(clip) cuts the face \(inExpanded)")
+        }
+    }
+
+    @Test("the manifest records the faces and the strategy; its clip rect is the one cut")
+    func manifestRecordsFaces() throws {
+        let (folder, banners) = try Self.banners()
+        let banner = try #require(banners.first { $0.face != nil && $0.width == 2400 })
+        let out = try Fixtures.temporaryFolder()
+        let url = folder.appendingPathComponent(banner.file)
+        let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: out))
+            .process(InputFile(path: url.path, source: banner.file))
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        let probe = try #require(item.probe)
+        #expect(probe.subjectStrategy == .faces)
+        let faces = try #require(probe.faces)
+        let face = try #require(banner.face)
+        #expect(faces.contains { Self.overlap($0, face) > 0.3 }, "\(faces)")
+        for face in faces { #expect(face.x >= 0 && face.y >= 0 && face.maxX <= 1 && face.maxY <= 1) }
+        let (_, framed, _) = try Self.cut(url)
+        #expect(item.attachment(.expanded)?.options.thumbnailClippingRect == framed.placement.clipRect)
+        #expect(item.warnings.isEmpty, "\(item.warnings)")
+    }
+
+    @Test("graphics alone and a cat give no face, and the crops are attention's, byte for byte")
+    func noFaceIsAttention() throws {
+        let (folder, banners) = try Self.banners()
+        let controls = banners.filter { $0.face == nil }
+        #expect(controls.count >= 4)
+        for banner in controls {
+            let url = folder.appendingPathComponent(banner.file)
+            let smartOut = try Fixtures.temporaryFolder("smart-\(banner.file)")
+            let attentionOut = try Fixtures.temporaryFolder("attention-\(banner.file)")
+            let smart = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: smartOut))
+                .process(InputFile(path: url.path, source: banner.file))
+            let attention = ItemProcessor(profile: Profile(crop: .attention), options: ProcessingOptions(outputDirectory: attentionOut))
+                .process(InputFile(path: url.path, source: banner.file))
+            #expect(smart.probe?.faces == [], "\(banner.file): \(smart.probe?.faces ?? [])")
+            #expect(smart.probe?.subjectStrategy == .attention)
+            #expect(attention.probe?.faces == nil, "attention does not look for faces")
+            #expect(attention.probe?.subjectStrategy == .attention)
+            #expect(smart.probe?.subject == attention.probe?.subject, "\(banner.file)")
+            #expect(smart.attachments.map(\.sha256) == attention.attachments.map(\.sha256), "\(banner.file): other crops")
+            #expect(
+                smart.attachment(.expanded)?.options.thumbnailClippingRect
+                    == attention.attachment(.expanded)?.options.thumbnailClippingRect)
+        }
+    }
+
+    @Test("crop: attention keeps today's behaviour: no faces looked for, attention's subject")
+    func attentionProfileIgnoresFaces() throws {
+        let (folder, banners) = try Self.banners()
+        let banner = try #require(banners.first { $0.face != nil })
+        let (subject, _, _) = try Self.cut(folder.appendingPathComponent(banner.file), profile: Profile(crop: .attention))
+        #expect(subject.strategy == .attention)
+        #expect(subject.faces == nil && subject.keep.isEmpty)
+    }
+
+    @Test("an animation: the faces on its representative frame choose the subject")
+    func animation() throws {
+        let (folder, banners) = try Self.banners()
+        let banner = try #require(banners.first { $0.face != nil && $0.width == 1600 && $0.file.contains("right") })
+        let out = try Fixtures.temporaryFolder()
+        // Four frames of the banner, a flat grey one first (not the representative frame).
+        let gif = try MediaFactory.make(
+            "person.gif", in: out,
+            ["-f", "lavfi", "-i", "color=c=gray:s=\(banner.width)x\(banner.height):d=0.25:r=4",
+             "-loop", "1", "-t", "0.75", "-r", "4", "-i", folder.appendingPathComponent(banner.file).path,
+             "-filter_complex", "[0:v][1:v]concat=n=2:v=1,split[a][b];[a]palettegen[p];[b][p]paletteuse", "-loop", "0"])
+        let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: out))
+            .process(InputFile(path: gif.path, source: "person.gif"))
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        #expect(item.kind == .animatedImage)
+        #expect(item.probe?.subjectStrategy == .faces)
+        let face = try #require(banner.face)
+        #expect(item.probe?.faces?.contains { Self.overlap($0, face) > 0.3 } == true, "\(item.probe?.faces ?? [])")
+        // The person is on the right: so is the thumbnail's crop.
+        let crop = try #require(item.attachment(.thumbnail)?.sourceRect)
+        #expect(crop.x <= face.x + 1e-3 && crop.maxX >= face.maxX - 1e-3, "\(crop) \(face)")
+    }
+
+    @Test("a movie's poster frame: its faces choose the subject the same way")
+    func moviePoster() throws {
+        let (folder, banners) = try Self.banners()
+        let banner = try #require(banners.first { $0.face != nil && $0.width == 1600 && $0.file.contains("left") })
+        let out = try Fixtures.temporaryFolder()
+        // Two seconds of the still banner, as H.264.
+        let movie = try MediaFactory.make(
+            "person.mp4", in: out,
+            ["-loop", "1", "-i", folder.appendingPathComponent(banner.file).path, "-t", "2", "-r", "10",
+             "-c:v", "libx264", "-pix_fmt", "yuv420p"])
+        let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: out))
+            .process(InputFile(path: movie.path, source: "person.mp4"))
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        #expect(item.probe?.subjectStrategy == .faces)
+        let face = try #require(banner.face)
+        #expect(item.probe?.faces?.contains { Self.overlap($0, face) > 0.3 } == true, "\(item.probe?.faces ?? [])")
+        // The clip rect holds the face: the person is on the left third of the expanded image.
+        let clip = try #require(item.attachment(.expanded)?.options.thumbnailClippingRect)
+        #expect(clip.x < 0.2, "\(clip)")
+    }
+}

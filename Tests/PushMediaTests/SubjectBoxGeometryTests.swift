@@ -1,0 +1,174 @@
+import PushMediaModel
+import Testing
+
+@testable import PushMedia
+
+/// Property tests of the crops when the subject is a box (faces): both crops and the clipping
+/// rect hold the box whenever it fits in them, and stay valid whatever the box.
+@Suite("Crop geometry around a subject box")
+struct SubjectBoxGeometryTests {
+    typealias SeededRandom = CropGeometryTests.SeededRandom
+
+    /// A random unit rect inside the image: sometimes tiny, sometimes larger than any crop.
+    static func box(_ rng: inout SeededRandom) -> UnitRect {
+        let w = Double.random(in: 0.001...1, using: &rng) * (Bool.random(using: &rng) ? 0.3 : 1)
+        let h = Double.random(in: 0.001...1, using: &rng) * (Bool.random(using: &rng) ? 0.3 : 1)
+        return UnitRect(
+            x: Double.random(in: 0...(1 - w), using: &rng), y: Double.random(in: 0...(1 - h), using: &rng), w: w, h: h)
+    }
+
+    /// The box's span in pixels on one axis, as the geometry rounds it (outwards).
+    static func span(_ low: Double, _ high: Double, _ total: Int) -> (low: Int, high: Int) {
+        (Int((low * Double(total)).rounded(.down)), Int((high * Double(total)).rounded(.up)))
+    }
+
+    /// True when `rect` holds `box` (unit rect of `size`) on every axis where the box fits.
+    static func holds(_ rect: PixelRect, _ box: UnitRect, in size: PixelSize) -> (ok: Bool, fits: Bool) {
+        let x = span(box.x, box.maxX, size.width)
+        let y = span(box.y, box.maxY, size.height)
+        let fitsX = x.high - x.low <= rect.width
+        let fitsY = y.high - y.low <= rect.height
+        let okX = !fitsX || (rect.x <= x.low && rect.x + rect.width >= x.high)
+        let okY = !fitsY || (rect.y <= y.low && rect.y + rect.height >= y.high)
+        return (okX && okY, fitsX && fitsY)
+    }
+
+    static let aspects = [AspectRatio(width: 2, height: 1), AspectRatio(width: 1, height: 1), AspectRatio(width: 3, height: 1), AspectRatio(width: 1, height: 2)]
+
+    @Test("both crops lie inside the image and hold the box whenever it fits; the clipping rect stays valid")
+    func cropsHoldTheBox() {
+        var rng = SeededRandom(state: 19)
+        var held = 0
+        for size in CropGeometryTests.sizes(count: 800) {
+            let aspect = Self.aspects[Int.random(in: 0..<Self.aspects.count, using: &rng)]
+            let profile = Profile(expanded: .init(aspect: aspect, maxWidth: 1200))
+            let plan = ImagePlan(source: size, profile: profile)
+            let box = Self.box(&rng)
+            // The subject point anywhere in the box (faces weighted by size lie inside their union).
+            let subject = UnitPoint(
+                x: box.x + box.w * Double.random(in: 0...1, using: &rng), y: box.y + box.h * Double.random(in: 0...1, using: &rng))
+            let p = plan.placement(working: size, subject: subject, keeping: [box], aspect: aspect)
+            for rect in [p.expandedRect, p.thumbnailRect] {
+                #expect(rect.x >= 0 && rect.y >= 0 && rect.width >= 1 && rect.height >= 1, "\(size) \(rect)")
+                #expect(rect.x + rect.width <= size.width && rect.y + rect.height <= size.height, "\(size) \(rect)")
+                let result = Self.holds(rect, box, in: size)
+                #expect(result.ok, "\(size) \(aspect) box \(box) not held by \(rect)")
+                if result.fits { held += 1 }
+            }
+            let clip = p.clipRect
+            #expect(clip.x >= 0 && clip.y >= 0 && clip.width > 0 && clip.height > 0, "\(clip)")
+            #expect(clip.x + clip.width <= 1 + 1e-9 && clip.y + clip.height <= 1 + 1e-9, "\(clip)")
+            // The box in the expanded output's pixels: held by the clipping rect when it fits.
+            let e = p.expandedRect
+            let inExpanded = (
+                x0: (box.x * Double(size.width) - Double(e.x)) * Double(plan.expanded.width) / Double(e.width),
+                x1: (box.maxX * Double(size.width) - Double(e.x)) * Double(plan.expanded.width) / Double(e.width),
+                y0: (box.y * Double(size.height) - Double(e.y)) * Double(plan.expanded.height) / Double(e.height),
+                y1: (box.maxY * Double(size.height) - Double(e.y)) * Double(plan.expanded.height) / Double(e.height))
+            let side = Double(min(plan.expanded.width, plan.expanded.height))
+            let insideExpanded = Self.holds(e, box, in: size).fits
+            if insideExpanded {
+                let w = Double(plan.expanded.width)
+                let h = Double(plan.expanded.height)
+                if inExpanded.x1.rounded(.up) - inExpanded.x0.rounded(.down) <= side {
+                    #expect(clip.x * w <= inExpanded.x0 + 1e-6 && (clip.x + clip.width) * w >= inExpanded.x1 - 1e-6, "\(size) \(box) \(clip)")
+                }
+                if inExpanded.y1.rounded(.up) - inExpanded.y0.rounded(.down) <= side {
+                    #expect(clip.y * h <= inExpanded.y0 + 1e-6 && (clip.y + clip.height) * h >= inExpanded.y1 - 1e-6, "\(size) \(box) \(clip)")
+                }
+            }
+        }
+        #expect(held > 500, "too few cases where the box fits: \(held)")
+    }
+
+    @Test("a box centred on the subject that fits changes nothing: the crops were already centred on it")
+    func noMoveWhenCentred() {
+        var rng = SeededRandom(state: 7)
+        for size in CropGeometryTests.sizes(count: 300) {
+            let side = min(size.width, size.height)
+            let w = Double(Int.random(in: 1...side, using: &rng)) / Double(size.width) * 0.9
+            let h = Double(Int.random(in: 1...side, using: &rng)) / Double(size.height) * 0.5
+            let box = UnitRect(x: Double.random(in: 0...(1 - w), using: &rng), y: Double.random(in: 0...(1 - h), using: &rng), w: w, h: h)
+            let square = PixelSize(width: side, height: side)
+            let centre = (x: box.centre.x * Double(size.width), y: box.centre.y * Double(size.height))
+            let pixels = UnitRect(x: box.x * Double(size.width), y: box.y * Double(size.height), w: w * Double(size.width), h: h * Double(size.height))
+            let plain = CropGeometry.place(square, in: size, around: centre)
+            let kept = CropGeometry.place(square, in: size, around: centre, keeping: [pixels])
+            // Rounding may move it by one pixel, never more.
+            #expect(abs(plain.x - kept.x) <= 1 && abs(plain.y - kept.y) <= 1, "\(size) \(box): \(plain) vs \(kept)")
+        }
+    }
+
+    @Test("the first box that fits wins: the margin when it fits, else the bare face")
+    func firstFittingBox() {
+        let size = PixelSize(width: 3000, height: 1000)
+        let square = PixelSize(width: 1000, height: 1000)
+        let face = UnitRect(x: 2500, y: 100, w: 400, h: 400)
+        let margin = UnitRect(x: 2400, y: 0, w: 600, h: 600)
+        let tooWide = UnitRect(x: 1500, y: 0, w: 1500, h: 600)
+        // Subject far left: the crop moves right only as far as the box needs.
+        let near = CropGeometry.place(square, in: size, around: (x: 100, y: 500), keeping: [margin, face])
+        #expect(near.x == 2000)
+        let bare = CropGeometry.place(square, in: size, around: (x: 100, y: 500), keeping: [tooWide, face])
+        #expect(bare.x == 1900)
+        let none = CropGeometry.place(square, in: size, around: (x: 100, y: 500), keeping: [tooWide])
+        #expect(none.x == 0)
+    }
+}
+
+/// The subject chosen from faces (pure).
+@Suite("Face subject")
+struct FaceSubjectTests {
+    @Test("no faces, no choice")
+    func none() {
+        #expect(FaceSubject.choose(faces: [], in: PixelSize(width: 100, height: 100)) == nil)
+    }
+
+    @Test("one face: its centre, kept with a margin, then bare")
+    func one() throws {
+        let face = UnitRect(x: 0.6, y: 0.2, w: 0.1, h: 0.3)
+        let choice = try #require(FaceSubject.choose(faces: [face], in: PixelSize(width: 2400, height: 800)))
+        #expect(abs(choice.point.x - 0.65) < 1e-9 && abs(choice.point.y - 0.35) < 1e-9)
+        #expect(choice.keep.count == 2 && choice.keep.last == face)
+        let margin = choice.keep[0]
+        #expect(margin.x < face.x && margin.maxX > face.maxX && margin.y < face.y && margin.maxY > face.maxY)
+    }
+
+    @Test("faces that do not fit in one square: the largest and the neighbours that fit with it")
+    func largestAndNeighbours() throws {
+        // 3000×1000: a square is a third of the width.
+        let big = UnitRect(x: 0.80, y: 0.3, w: 0.06, h: 0.3)
+        let neighbour = UnitRect(x: 0.70, y: 0.35, w: 0.04, h: 0.2)
+        let far = UnitRect(x: 0.05, y: 0.3, w: 0.05, h: 0.25)
+        let choice = try #require(FaceSubject.choose(faces: [far, neighbour, big], in: PixelSize(width: 3000, height: 1000)))
+        #expect(choice.faces == [big, neighbour])
+        #expect(choice.keep.last == big.union(neighbour))
+        // Weighted by size: nearer the big face than the midpoint of the two.
+        #expect(choice.point.x > (big.centre.x + neighbour.centre.x) / 2 && choice.point.x < big.centre.x)
+        for keep in choice.keep { #expect(keep.w * 3000 <= 1000 + 1e-6 && keep.h * 1000 <= 1000 + 1e-6) }
+    }
+
+    @Test("every chosen face lies in the kept box, and the box fits the square, for random faces")
+    func randomFaces() {
+        var rng = CropGeometryTests.SeededRandom(state: 3)
+        for size in CropGeometryTests.sizes(count: 200) {
+            let faces = (0..<Int.random(in: 1...6, using: &rng)).map { _ in SubjectBoxGeometryTests.box(&rng) }
+            guard let choice = FaceSubject.choose(faces: faces, in: size) else {
+                Issue.record("no choice for \(faces)")
+                continue
+            }
+            let largest = faces.max { $0.w * $0.h < $1.w * $1.h }!
+            #expect(choice.faces.first == largest)
+            let bare = choice.keep.last!
+            let e = 1e-12  // the union's edges are sums of doubles
+            for face in choice.faces {
+                #expect(bare.x <= face.x + e && bare.maxX >= face.maxX - e && bare.y <= face.y + e && bare.maxY >= face.maxY - e)
+            }
+            let side = Double(min(size.width, size.height))
+            if choice.faces.count > 1 {
+                #expect(bare.w * Double(size.width) <= side + 1e-6 && bare.h * Double(size.height) <= side + 1e-6)
+            }
+            #expect(bare.x - 1e-9 <= choice.point.x && choice.point.x <= bare.maxX + 1e-9)
+        }
+    }
+}
