@@ -16,14 +16,14 @@ struct Subject {
     static func find(in decoded: Decoded, _ run: ItemRun) throws -> Subject {
         let subject: Subject
         do {
-            subject = try Vips.attributed {
+            subject = try Vips.attributed(until: run.deadline) {
                 switch decoded.pixels {
                 case .still(let image):
                     return Subject(point: try SubjectFinder.find(in: image, strategy: run.profile.crop, proxySide: proxySide))
                 case .animation(let animation):
-                    let index = try RepresentativeFrame.find(in: animation.frames)
+                    let index = try RepresentativeFrame.find(in: animation)
                     return Subject(
-                        point: try SubjectFinder.find(in: animation.frames[index], strategy: run.profile.crop, proxySide: proxySide),
+                        point: try SubjectFinder.find(in: animation.frame(index), strategy: run.profile.crop, proxySide: proxySide),
                         representativeFrame: index)
                 }
             }
