@@ -115,6 +115,17 @@ struct BudgetLadderTests {
         #expect(tried.allSatisfy { $0.frameStep <= 3 })
     }
 
+    @Test("GIF: a higher inter-frame error is predicted smaller, so it is tried when the first attempt is a little over")
+    func interframePrediction() {
+        var ladder = BudgetLadder(
+            format: .gif(frames: 100, minColours: 32, maxFrameStep: 4, order: BudgetLadder.GIFRung.measured), budget: 625_000,
+            hardLimit: 10_000_000, size: PixelSize(width: 960, height: 480))
+        // 804 KB, then 514 KB at error 16 (the product shot of BENCHMARKS.md).
+        let decision = Self.drive(&ladder) { $0.interframeMaxError == 16 ? 514_000 : 804_000 }
+        #expect(decision == .accept(EncodeSettings(paletteBits: 8, interframeMaxError: 16), bytes: 514_000))
+        #expect(ladder.attempts.count == 2)
+    }
+
     @Test("GIF: rungs that cannot fit by the measured sizes are skipped, and the result still fits")
     func gifPrediction() {
         let frames = 90
