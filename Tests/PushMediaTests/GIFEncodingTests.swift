@@ -86,6 +86,23 @@ struct GIFEncodingTests {
         #expect(abs(Double(gif.delays.reduce(0, +)) - 8000) <= 8000 * 0.05)
     }
 
+    @Test("the time limit stops an animation's lazy passes (libvips' kill flag): timeout, not a decode error; the next item is fine")
+    func timeLimit() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let input = folder.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        let source = input.appendingPathComponent("square.gif")
+        try Self.makeBadgeGIF(source, width: 1200, height: 1200, frames: 120)
+        var profile = Profile.default
+        profile.limits.timeoutSeconds = 1
+        let item = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder))
+            .process(InputFile(path: source.path, source: "square.gif"))
+        #expect(item.error?.code == .timeout, "\(item.error?.message ?? "ok")")
+        let next = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: folder))
+            .process(InputFile(path: Fixtures.url("graphics/animated.gif").path, source: "animated.gif"))
+        #expect(next.status == .ok, "\(next.error?.message ?? "")")
+    }
+
     /// `Maximum resident set size (kbytes)` from `/usr/bin/time -v`.
     static func peakKilobytes(_ report: String) -> Int? {
         guard let line = report.split(separator: "\n").first(where: { $0.contains("Maximum resident set size") }) else { return nil }

@@ -25,6 +25,7 @@ struct Encoded {
                 run.warnings += warnings(for: encoded, total: pixels.frameCount, maxFramesPerSecond: run.profile.animation.maxFramesPerSecond)
                 images.append(encoded)
             } catch let error as Vips.Error {
+                if run.isPastDeadline { throw run.timedOut("encoding the \(role.rawValue)") }
                 throw ItemError(.encodeFailed, "cannot encode the \(role.rawValue) as \(format.rawValue): \(error.message)")
             } catch var error as ItemError where error.code == .overBudget {
                 error.message += "; \(delivery.explanation(spent: spent))"

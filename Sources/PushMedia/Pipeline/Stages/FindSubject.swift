@@ -28,6 +28,8 @@ struct Subject {
                 }
             }
         } catch let error as Vips.Error {
+            // An animation's frames are decoded here: the deadline's kill flag can stop them.
+            if run.isPastDeadline { throw run.timedOut("finding the subject") }
             throw ItemError(.corruptInput, "cannot analyse the image: \(error.message)")
         }
         run.record(subject: subject.point)

@@ -39,6 +39,7 @@ struct Framed {
                     clipRect: placement.clipRect, representativeFrame: subject.representativeFrame, keepsAlpha: keepsAlpha)
             }
         } catch let error as Vips.Error {
+            if run.isPastDeadline { throw run.timedOut("cutting the variants") }
             throw ItemError(.corruptInput, "cannot resize the image: \(error.message)")
         }
     }
