@@ -93,8 +93,11 @@ int pm_arrayjoin(VipsImage **in, int n, VipsImage **out, int across) {
 
 int pm_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL); }
 
-int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, int bitdepth, int effort) {
-    return vips_gifsave_buffer(in, buf, len, "bitdepth", bitdepth, "effort", effort,
+int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, const pm_gif_settings *s) {
+    return vips_gifsave_buffer(in, buf, len, "bitdepth", s->bitdepth, "effort", s->effort,
+                               "dither", s->dither, "interframe_maxerror", s->interframe_maxerror,
+                               "reuse", s->reuse ? TRUE : FALSE,
+                               "interpalette_maxerror", s->interpalette_maxerror,
                                "strip", TRUE, NULL);
 }
 

@@ -69,10 +69,17 @@ public struct Attachment: Codable, Sendable, Equatable {
         /// Frames kept of an animation (of ``framesTotal``).
         public var framesKept: Int?
         public var framesTotal: Int?
+        /// GIF: the inter-frame error the output was written with (pixels within it of the
+        /// previous frame are transparent).
+        public var interframeMaxError: Double?
         /// Encodes tried.
         public var attempts: Int
 
-        public init(quality: Int? = nil, colours: Int? = nil, scale: Double = 1, framesKept: Int? = nil, framesTotal: Int? = nil, attempts: Int) {
+        public init(
+            quality: Int? = nil, colours: Int? = nil, scale: Double = 1, framesKept: Int? = nil, framesTotal: Int? = nil,
+            interframeMaxError: Double? = nil, attempts: Int
+        ) {
+            self.interframeMaxError = interframeMaxError
             self.quality = quality
             self.colours = colours
             self.scale = scale

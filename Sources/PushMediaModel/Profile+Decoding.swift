@@ -39,6 +39,7 @@ extension Profile {
         check(jpeg.minQuality, 1...jpeg.quality, "jpeg.minQuality")
         check(animation.minColours, 2...256, "animation.minColours")
         check(animation.maxFrameStep, 1...8, "animation.maxFrameStep")
+        check(animation.maxFramesPerSecond, 0...50, "animation.maxFramesPerSecond")
         let image = AttachmentType.maxBytes(for: .image)
         check(budgets.thumbnail, 1_000...image, "budgets.thumbnail")
         check(budgets.expanded, 1_000...image, "budgets.expanded")
@@ -104,7 +105,7 @@ extension Profile.JPEG {
 }
 
 extension Profile.Animation {
-    enum CodingKeys: String, CodingKey, CaseIterable { case stillThumbnail, minColours, maxFrameStep }
+    enum CodingKeys: String, CodingKey, CaseIterable { case stillThumbnail, minColours, maxFrameStep, maxFramesPerSecond }
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -112,6 +113,7 @@ extension Profile.Animation {
         stillThumbnail = try c.decodeIfPresent(Bool.self, forKey: .stillThumbnail) ?? d.stillThumbnail
         minColours = try c.decodeIfPresent(Int.self, forKey: .minColours) ?? d.minColours
         maxFrameStep = try c.decodeIfPresent(Int.self, forKey: .maxFrameStep) ?? d.maxFrameStep
+        maxFramesPerSecond = try c.decodeIfPresent(Int.self, forKey: .maxFramesPerSecond) ?? d.maxFramesPerSecond
     }
 }
 

@@ -94,10 +94,14 @@ public struct Profile: Codable, Sendable, Equatable {
         public var minColours: Int
         /// Keep at least every n-th frame when dropping frames to fit the budget (2…8).
         public var maxFrameStep: Int
-        public init(stillThumbnail: Bool = true, minColours: Int = 32, maxFrameStep: Int = 4) {
+        /// Frame-rate cap of an animated output (0: none): frames shown for less than a frame
+        /// interval are merged before any encoding, keeping the duration (1…50; default 25).
+        public var maxFramesPerSecond: Int
+        public init(stillThumbnail: Bool = true, minColours: Int = 32, maxFrameStep: Int = 4, maxFramesPerSecond: Int = 25) {
             self.stillThumbnail = stillThumbnail
             self.minColours = minColours
             self.maxFrameStep = maxFrameStep
+            self.maxFramesPerSecond = maxFramesPerSecond
         }
     }
 

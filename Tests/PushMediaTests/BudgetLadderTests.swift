@@ -91,6 +91,41 @@ struct BudgetLadderTests {
         #expect(tried.allSatisfy { (6 + $0.frameStep - 1) / $0.frameStep >= 2 })
     }
 
+    @Test("GIF, measured order: a higher inter-frame error first, then fewer frames, downscaling to half, colours, then more downscaling")
+    func gifMeasuredOrder() {
+        var ladder = BudgetLadder(
+            format: .gif(frames: 6, minColours: 32, maxFrameStep: 3, order: BudgetLadder.GIFRung.measured), budget: 1_000,
+            hardLimit: 10_000_000, size: PixelSize(width: 400, height: 200))
+        // Sizes that barely move, so prediction skips nothing and every rung is tried in order.
+        var call = 0
+        _ = Self.drive(&ladder) { _ in
+            call += 1
+            return 1_001 + call
+        }
+        let tried = ladder.attempts.map(\.settings)
+        #expect(tried[0] == EncodeSettings(paletteBits: 8))
+        #expect(tried[1...2].map(\.interframeMaxError) == [16, 32])
+        #expect(tried[3...4].map(\.frameStep) == [2, 3])
+        #expect(tried[3...4].allSatisfy { $0.interframeMaxError == 32 && $0.paletteBits == 8 })
+        let scales = tried.drop { $0.scale == 1 }.prefix { $0.paletteBits == 8 }
+        #expect(scales.count == 3 && scales.allSatisfy { $0.scale >= BudgetLadder.GIFRung.scaleBeforeColours })
+        let colours = tried.filter { ($0.paletteBits ?? 8) < 8 }
+        #expect(colours.first?.paletteBits == 7 && colours.first?.scale == scales.last?.scale)
+        #expect(tried.last!.paletteBits == 5 && tried.last!.scale < BudgetLadder.GIFRung.scaleBeforeColours)
+        #expect(tried.allSatisfy { $0.frameStep <= 3 })
+    }
+
+    @Test("GIF: a higher inter-frame error is predicted smaller, so it is tried when the first attempt is a little over")
+    func interframePrediction() {
+        var ladder = BudgetLadder(
+            format: .gif(frames: 100, minColours: 32, maxFrameStep: 4, order: BudgetLadder.GIFRung.measured), budget: 625_000,
+            hardLimit: 10_000_000, size: PixelSize(width: 960, height: 480))
+        // 804 KB, then 514 KB at error 16 (the product shot of BENCHMARKS.md).
+        let decision = Self.drive(&ladder) { $0.interframeMaxError == 16 ? 514_000 : 804_000 }
+        #expect(decision == .accept(EncodeSettings(paletteBits: 8, interframeMaxError: 16), bytes: 514_000))
+        #expect(ladder.attempts.count == 2)
+    }
+
     @Test("GIF: rungs that cannot fit by the measured sizes are skipped, and the result still fits")
     func gifPrediction() {
         let frames = 90
@@ -120,7 +155,7 @@ struct BudgetLadderTests {
         let frames = try (0..<7).map { _ in try Vips.Image.noise(width: 4, height: 4) }
         let animation = Animation(frames: frames, delays: [10, 20, 30, 40, 50, 60, 70], loop: 0)
         let kept = animation.keepingEvery(3)
-        #expect(kept.frames.count == 3)
+        #expect(kept.frameCount == 3)
         #expect(kept.delays == [60, 150, 70])
         #expect(kept.durationMilliseconds == animation.durationMilliseconds)
     }

@@ -86,8 +86,25 @@ int pm_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
 int pm_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int compression,
                       int palette, int bitdepth);
 
+/// cgif's settings (libvips 8.14 gifsave).
+typedef struct {
+    /// 2^bitdepth colours.
+    int bitdepth;
+    /// libimagequant's effort, 1…10.
+    int effort;
+    /// Dithering, 0 (none) … 1 (full Floyd–Steinberg).
+    double dither;
+    /// Pixels that differ from the previous frame by at most this are written transparent, so
+    /// unchanged areas cost almost nothing (0: every pixel written).
+    double interframe_maxerror;
+    /// Keep the previous frame's palette while its error stays within interpalette_maxerror.
+    int reuse;
+    double interpalette_maxerror;
+} pm_gif_settings;
+
 /// Animated GIF (frames stacked vertically, page-height, delay and loop set on the image).
-int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, int bitdepth, int effort);
+/// cgif reads the image a frame at a time, so a lazy input is never held whole.
+int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, const pm_gif_settings *settings);
 
 // ---- FFmpeg macros --------------------------------------------------------------------------
 

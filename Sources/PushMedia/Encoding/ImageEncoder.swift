@@ -42,12 +42,20 @@ enum ImageEncoder {
         profile: Profile, deadline: ContinuousClock.Instant
     ) throws -> EncodedImage {
         let hardLimit = format.attachmentType.maxBytes
+        // Frames of the source, before the frame-rate cap or the ladder dropped any.
+        let framesTotal = pixels.frameCount
+        var pixels = pixels
+        if case .animation(let animation) = pixels {
+            // Frames the eye cannot tell apart cost bytes on every rung: cap the rate first.
+            pixels = .animation(animation.cappingFrameRate(profile.animation.maxFramesPerSecond))
+        }
         let ladderFormat: BudgetLadder.Format =
             switch (format, pixels) {
             case (.jpeg, _): .jpeg(quality: profile.jpeg.quality, minQuality: profile.jpeg.minQuality)
             case (.png, _): .png
             case (.gif, .animation(let animation)):
-                .gif(frames: animation.frames.count, minColours: profile.animation.minColours, maxFrameStep: profile.animation.maxFrameStep)
+                .gif(frames: animation.frameCount, minColours: profile.animation.minColours, maxFrameStep: profile.animation.maxFrameStep,
+                    order: BudgetLadder.GIFRung.measured)
             case (.gif, .still): .gif(frames: 1, minColours: profile.animation.minColours, maxFrameStep: 1)
             }
         var ladder = BudgetLadder(
@@ -76,7 +84,9 @@ enum ImageEncoder {
                     frames: chosen.frames, budget: ladder.limit, settings: accepted,
                     encoding: Attachment.Encoding(
                         quality: accepted.quality, colours: accepted.colours, scale: accepted.scale,
-                        framesKept: chosen.frames, framesTotal: pixels.frameCount, attempts: ladder.attempts.count))
+                        framesKept: chosen.frames, framesTotal: framesTotal,
+                        interframeMaxError: format == .gif ? accepted.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError : nil,
+                        attempts: ladder.attempts.count))
             case .fail(let smallest, let bytes):
                 throw ItemError(
                     .overBudget,
@@ -96,28 +106,24 @@ enum ImageEncoder {
     static func render(_ pixels: Pixels, format: OutputImageFormat, settings: EncodeSettings, profile: Profile) throws -> Rendered {
         switch pixels {
         case .still(let image):
-            let scaled = try scale(image, settings.scale)
+            let scaled = try image.scaled(by: settings.scale)
             let data: Data =
                 switch format {
                 case .jpeg: try scaled.jpegData(quality: settings.quality ?? profile.jpeg.quality, optimizeCoding: true)
                 case .png: try scaled.pngData(compression: profile.png.compression, paletteBits: settings.paletteBits)
-                case .gif: try scaled.gifData(paletteBits: settings.paletteBits ?? 8)
+                case .gif: try scaled.gifData(gifSettings(settings))
                 }
             return Rendered(data: data, width: scaled.width, height: scaled.height)
         case .animation(let animation):
             let kept = animation.keepingEvery(settings.frameStep)
-            let frames = try kept.frames.map { try scale($0, settings.scale) }
-            let joined = try Vips.Image.animation(frames: frames, delays: kept.delays, loop: kept.loop)
-            return Rendered(
-                data: try joined.gifData(paletteBits: settings.paletteBits ?? 8), width: frames[0].width,
-                height: frames[0].height, frames: frames.count)
+            let gif = try kept.gifData(scale: settings.scale, gifSettings(settings))
+            return Rendered(data: gif.data, width: gif.width, height: gif.height, frames: kept.frameCount)
         }
     }
 
-    private static func scale(_ image: Vips.Image, _ factor: Double) throws -> Vips.Image {
-        guard factor < 1 else { return image }
-        let width = max(1, Int((Double(image.width) * factor).rounded()))
-        let height = max(1, Int((Double(image.height) * factor).rounded()))
-        return try image.resize(horizontal: Double(width) / Double(image.width), vertical: Double(height) / Double(image.height))
+    /// The GIF saver's settings for an attempt: inter-frame optimisation and no dithering (see
+    /// ``GIFSettings``).
+    static func gifSettings(_ settings: EncodeSettings) -> GIFSettings {
+        GIFSettings(paletteBits: settings.paletteBits ?? 8, interframeMaxError: settings.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import PushMediaModel
 
 /// Decoded pixels: a still image, or an animation's frames with their timing. What a decode
@@ -9,40 +10,79 @@ enum Pixels {
     var width: Int {
         switch self {
         case .still(let image): image.width
-        case .animation(let animation): animation.frames.first?.width ?? 0
+        case .animation(let animation): animation.size.width
         }
     }
 
     var height: Int {
         switch self {
         case .still(let image): image.height
-        case .animation(let animation): animation.frames.first?.height ?? 0
+        case .animation(let animation): animation.size.height
         }
     }
 
     /// Frames of an animation; nil for a still image.
     var frameCount: Int? {
-        if case .animation(let animation) = self { return animation.frames.count }
+        if case .animation(let animation) = self { return animation.frameCount }
         return nil
     }
 
-    /// The same cut applied to the still image or to every frame.
-    func map(_ transform: (Vips.Image) throws -> Vips.Image) rethrows -> Pixels {
+    /// The same cut applied to the still image or to every frame; `size` is the size the cut
+    /// makes (an animation's frames are cut lazily, when encoded).
+    func map(to size: PixelSize, _ transform: @escaping (Vips.Image) throws -> Vips.Image) rethrows -> Pixels {
         switch self {
         case .still(let image): .still(try transform(image))
-        case .animation(let animation): .animation(try animation.map(transform))
+        case .animation(let animation): .animation(animation.map(to: size, transform))
         }
     }
 }
 
-/// Frames of equal size with their delays (milliseconds) and loop count (0 = forever).
+/// An animation: which source frames it shows, for how long (milliseconds), its loop count
+/// (0 = forever), and the cut applied to every frame. It holds no pixels.
 ///
-/// The frames are views into one decode (no copies); a later change can make this a source that
-/// yields frames a few at a time without changing the stages that take it.
+/// Frames come from ``open``, a lazy decode of the whole animation (frames stacked, each
+/// ``sourceSize`` high) that reads the file again on every call; only what a consumer pulls is
+/// computed, a strip at a time. ``gifData(scale:_:)`` feeds the GIF saver, which takes a frame at
+/// a time; ``frame(_:)`` and ``proxies(_:longSide:)`` copy out one frame or small proxies. Memory
+/// is a few frames, never frames × pixels.
 struct Animation {
-    var frames: [Vips.Image]
+    /// A fresh lazy decode of every source frame, stacked top to bottom.
+    var open: () throws -> Vips.Image
+    /// A source frame's size (what ``open`` stacks).
+    var sourceSize: PixelSize
+    /// A frame's size once ``transform`` is applied.
+    var size: PixelSize
+    /// The source frames shown, in order (dropping frames removes indices).
+    var indices: [Int]
     var delays: [Int]
     var loop: Int
+    /// The cut applied to every frame (identity for a decode).
+    var transform: (Vips.Image) throws -> Vips.Image
+    /// When every pass over the frames stops (libvips' kill flag on the decode), if any.
+    var deadline: ContinuousClock.Instant?
+
+    /// An animation decoded by `open` (frames of `frameSize`, stacked), untransformed.
+    init(
+        open: @escaping () throws -> Vips.Image, frameSize: PixelSize, delays: [Int], loop: Int,
+        deadline: ContinuousClock.Instant? = nil
+    ) {
+        self.open = open
+        self.deadline = deadline
+        self.sourceSize = frameSize
+        self.size = frameSize
+        self.indices = Array(delays.indices)
+        self.delays = delays
+        self.loop = loop
+        self.transform = { $0 }
+    }
+
+    /// An animation of frames already at hand (tests, benchmarks), joined lazily when read.
+    init(frames: [Vips.Image], delays: [Int], loop: Int) {
+        let size = PixelSize(width: frames.first?.width ?? 0, height: frames.first?.height ?? 0)
+        self.init(open: { try Vips.Image.animation(frames: frames, delays: delays, loop: loop) }, frameSize: size, delays: delays, loop: loop)
+    }
+
+    var frameCount: Int { indices.count }
 
     var durationMilliseconds: Int { delays.reduce(0, +) }
 
@@ -50,15 +90,103 @@ struct Animation {
     /// so the total duration stays the same.
     func keepingEvery(_ step: Int) -> Animation {
         guard step > 1 else { return self }
-        let kept = stride(from: 0, to: frames.count, by: step)
-        return Animation(
-            frames: kept.map { frames[$0] },
-            delays: kept.map { start in delays[start..<min(start + step, delays.count)].reduce(0, +) },
-            loop: loop)
+        let kept = Array(stride(from: 0, to: indices.count, by: step))
+        return keeping(kept, delays: kept.map { start in delays[start..<min(start + step, delays.count)].reduce(0, +) })
     }
 
-    /// The same transform applied to every frame, timing unchanged.
-    func map(_ transform: (Vips.Image) throws -> Vips.Image) rethrows -> Animation {
-        Animation(frames: try frames.map(transform), delays: delays, loop: loop)
+    /// At most `maxFramesPerSecond`: frames shown for less than a frame interval are merged
+    /// into the one before (``FrameRateCap``), so the total duration stays the same.
+    func cappingFrameRate(_ maxFramesPerSecond: Int) -> Animation {
+        let merged = FrameRateCap.merge(delays: delays, maxFramesPerSecond: maxFramesPerSecond)
+        guard merged.count < indices.count else { return self }
+        return keeping(merged.map(\.position), delays: merged.map(\.delay))
+    }
+
+    private func keeping(_ positions: [Int], delays: [Int]) -> Animation {
+        var copy = self
+        copy.indices = positions.map { indices[$0] }
+        copy.delays = delays
+        return copy
+    }
+
+    /// The same transform applied to every frame after the current one (lazily), timing
+    /// unchanged; `size` is the size it makes.
+    func map(to size: PixelSize, _ transform: @escaping (Vips.Image) throws -> Vips.Image) -> Animation {
+        var copy = self
+        let previous = self.transform
+        copy.transform = { try transform(previous($0)) }
+        copy.size = size
+        return copy
+    }
+
+    /// Runs `body` on lazy frames at `positions` (of ``indices``) from a fresh decode,
+    /// transformed; the decode stops at ``deadline``.
+    func withFrames<T>(at positions: [Int], _ body: ([Vips.Image]) throws -> T) throws -> T {
+        let stacked = try open()
+        let frames = try positions.map { position in
+            let top = indices[position] * sourceSize.height
+            return try transform(stacked.extractArea(left: 0, top: top, width: sourceSize.width, height: sourceSize.height))
+        }
+        return try stacked.killed(at: deadline) { try body(frames) }
+    }
+
+    /// Every frame, scaled by `scale`, as a GIF: the frames are stacked lazily into one image
+    /// with their timing, and the GIF saver pulls a frame at a time, so only a few frames are
+    /// ever decoded at once. Returns the bytes and the frame size.
+    func gifData(scale: Double = 1, _ settings: GIFSettings) throws -> (data: Data, width: Int, height: Int) {
+        try withFrames(at: Array(indices.indices)) { frames in
+            let scaled = try frames.map { try $0.scaled(by: scale) }
+            let joined = try Vips.Image.animation(frames: scaled, delays: delays, loop: loop)
+            return try joined.killed(at: deadline) { (try joined.gifData(settings), scaled[0].width, scaled[0].height) }
+        }
+    }
+
+    /// One frame (position in ``indices``), transformed, copied into memory.
+    func frame(_ position: Int) throws -> Vips.Image {
+        try withFrames(at: [position]) { try $0[0].copyMemory() }
+    }
+
+    /// Small copies (long side at most `longSide`) of the frames at `positions`, in memory: one
+    /// pass over the file, holding only the proxies.
+    func proxies(_ positions: [Int], longSide: Int) throws -> [Vips.Image] {
+        try withFrames(at: positions) { frames in
+            let small = try frames.map { frame in
+                let factor = min(1, Double(longSide) / Double(max(frame.width, frame.height, 1)))
+                return factor < 1 ? try frame.resize(horizontal: factor, vertical: factor) : frame
+            }
+            guard let first = small.first else { return [] }
+            let joined = try Vips.Image.animation(frames: small, delays: small.map { _ in 100 }, loop: 0).copyMemory()
+            return try (0..<small.count).map {
+                try joined.extractArea(left: 0, top: $0 * first.height, width: first.width, height: first.height)
+            }
+        }
+    }
+}
+
+/// Pure: which frames stay when an animation is capped at a frame rate. Time is cut into
+/// slots of `1000 / maxFramesPerSecond` ms; the first frame starting in each slot is kept and
+/// takes the delays of the frames after it that start in the same slot (merged), so the total
+/// duration is unchanged and the mean rate is at most the cap (a 30 fps animation capped at 25
+/// keeps seven frames of ten, not every other one).
+enum FrameRateCap {
+    /// (position of the kept frame, its new delay) for each kept frame.
+    static func merge(delays: [Int], maxFramesPerSecond: Int) -> [(position: Int, delay: Int)] {
+        let all = delays.enumerated().map { (position: $0.offset, delay: $0.element) }
+        guard maxFramesPerSecond > 0, delays.count > 2 else { return all }
+        let slot = max(1, 1000 / maxFramesPerSecond)
+        var kept: [(position: Int, delay: Int)] = []
+        var start = 0
+        var lastSlot = -1
+        for (position, delay) in delays.enumerated() {
+            if start / slot > lastSlot || kept.isEmpty {
+                kept.append((position, delay))
+                lastSlot = start / slot
+            } else {
+                kept[kept.count - 1].delay += delay
+            }
+            start += delay
+        }
+        // Keep two frames, so the result is still an animation.
+        return kept.count >= 2 ? kept : all
     }
 }

@@ -38,17 +38,86 @@ extension Vips.Image {
         pm_image_set_deadline(pointer, g_get_monotonic_time() + gint64(micros))
     }
 
+    /// Sets libvips' kill flag on this image once `deadline` passes while `body` runs, so that
+    /// work pulling pixels through it (a saver's own sink, which sends no progress signals to
+    /// this image) stops with an error. Every region libvips prepares checks the flag.
+    func killed<T>(at deadline: ContinuousClock.Instant?, _ body: () throws -> T) rethrows -> T {
+        guard let deadline else { return try body() }
+        let target = KillTarget(self)
+        let item = DispatchWorkItem { target.kill() }
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        let nanos = max(0, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanos)), execute: item)
+        defer { item.cancel() }
+        return try body()
+    }
+
+    /// 8-bit sRGB without reading any pixel (an alpha band, if any, is kept as it is): for lazy
+    /// pipelines, where ``normalizedToSRGB8()``'s check of the alpha would decode everything.
+    func lazilyNormalizedToSRGB8() throws -> Vips.Image {
+        var image = self
+        if image.interpretation != VIPS_INTERPRETATION_sRGB || image.bandFormat != VIPS_FORMAT_UCHAR {
+            image = try image.colourspace(VIPS_INTERPRETATION_sRGB)
+        }
+        return image.bandFormat == VIPS_FORMAT_UCHAR ? image : try image.cast(VIPS_FORMAT_UCHAR)
+    }
+
+    /// Resized by `factor` (below 1), to whole pixels.
+    func scaled(by factor: Double) throws -> Vips.Image {
+        guard factor < 1 else { return self }
+        let newWidth = max(1, Int((Double(width) * factor).rounded()))
+        let newHeight = max(1, Int((Double(height) * factor).rounded()))
+        return try resize(horizontal: Double(newWidth) / Double(width), vertical: Double(newHeight) / Double(height))
+    }
+
     /// libimagequant's effort for GIFs (1…10, libvips' default 7). Quantising every frame of both
     /// variants, and again on each rung of the budget ladder, was half of an animation's time;
-    /// at 3 it is much faster for a barely visible loss (dithering hides it).
+    /// at 3 it is much faster for a barely visible loss.
     static let gifEffort = 3
 
-    /// An animated GIF with 2^bits colours (libvips' cgif saver).
-    func gifData(paletteBits: Int) throws -> Data {
-        try Vips.saveBuffer("gifsave") { buffer, length in
-            pm_gifsave_buffer(pointer, buffer, length, Int32(paletteBits), Int32(Self.gifEffort))
-        }
+    /// An animated GIF (libvips' cgif saver, which reads the image a frame at a time).
+    func gifData(_ settings: GIFSettings) throws -> Data {
+        var c = pm_gif_settings(
+            bitdepth: Int32(settings.paletteBits), effort: Int32(settings.effort), dither: settings.dither,
+            interframe_maxerror: settings.interframeMaxError, reuse: settings.reusePalette ? 1 : 0,
+            interpalette_maxerror: settings.interpaletteMaxError)
+        return try Vips.saveBuffer("gifsave") { buffer, length in pm_gifsave_buffer(pointer, buffer, length, &c) }
     }
+
+    /// An animated GIF with 2^bits colours and the default ``GIFSettings``.
+    func gifData(paletteBits: Int) throws -> Data {
+        try gifData(GIFSettings(paletteBits: paletteBits))
+    }
+}
+
+/// The GIF saver's settings (cgif through libvips 8.14).
+struct GIFSettings: Equatable, Sendable {
+    /// 2^bits colours.
+    var paletteBits: Int
+    /// libimagequant's effort (1…10).
+    var effort = Vips.Image.gifEffort
+    /// Dithering, 0…1. Dithered noise changes every pixel of every frame and defeats the
+    /// inter-frame optimisation, so PushMedia does not dither by default.
+    var dither = 0.0
+    /// Pixels that differ from the previous frame by at most this (0…32) are written
+    /// transparent: unchanged areas cost almost nothing.
+    var interframeMaxError = EncodeSettings.defaultInterframeMaxError
+    /// Keep the previous frame's palette while it fits within ``interpaletteMaxError``.
+    var reusePalette = true
+    var interpaletteMaxError = 3.0
+
+    /// What PushMedia used before issue 14: full dithering, every pixel of every frame written,
+    /// a palette per frame (kept to measure against).
+    static func legacy(paletteBits: Int) -> GIFSettings {
+        GIFSettings(paletteBits: paletteBits, dither: 1, interframeMaxError: 0, reusePalette: false)
+    }
+}
+
+/// The image ``Vips/Image/killed(at:_:)`` stops, held until the timer is cancelled.
+private final class KillTarget: @unchecked Sendable {
+    let image: Vips.Image
+    init(_ image: Vips.Image) { self.image = image }
+    func kill() { vips_image_set_kill(image.pointer, 1) }
 }
 
 extension Vips.Image {

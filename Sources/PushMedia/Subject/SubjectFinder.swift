@@ -14,16 +14,14 @@ enum RepresentativeFrame {
     }
 
     /// The earliest frame with at least 80 % of the most detail (standard deviation) among
-    /// evenly sampled frames: a frame that shows the content, early in the animation.
-    static func find(in frames: [Vips.Image]) throws -> Int {
-        let step = max(1, frames.count / sampledFrames)
-        let indices = Array(stride(from: 0, to: frames.count, by: step))
-        let scores = try indices.map { index -> Double in
-            let frame = frames[index]
-            let factor = min(1, 64 / Double(max(frame.width, frame.height)))
-            let small = factor < 1 ? try frame.resize(horizontal: factor, vertical: factor) : frame
+    /// evenly sampled frames: a frame that shows the content, early in the animation. The
+    /// sampled frames are read as 64 px proxies in one pass over the file.
+    static func find(in animation: Animation) throws -> Int {
+        let step = max(1, animation.frameCount / sampledFrames)
+        let indices = Array(stride(from: 0, to: animation.frameCount, by: step))
+        let scores = try animation.proxies(indices, longSide: 64).map { small -> Double in
             // Colour bands only: a constant alpha band is not detail.
-            return try (small.bands > 3 ? small.extractBands(0, count: 3) : small).deviation()
+            try (small.bands > 3 ? small.extractBands(0, count: 3) : small).deviation()
         }
         return choose(indices: indices, scores: scores)
     }

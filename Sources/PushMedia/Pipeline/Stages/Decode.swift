@@ -1,40 +1,37 @@
 import PushMediaModel
 
-/// One decode of the image, upright (orientation applied), 8-bit sRGB, in memory, at the size
-/// the plan asks for: both variants are cut from it, so nothing decodes twice.
+/// One decode of the image, upright (orientation applied), 8-bit sRGB, at the size the plan asks
+/// for: both variants are cut from it. A still is decoded once, into memory; an animation's frames
+/// are decoded from the file by each pass that reads them, so memory never holds all of them.
 struct Decoded {
-    /// A still image, or an animation's frames (views into the one decode) with their timing.
+    /// A still image (in memory), or an animation (frames decoded lazily from the file) with
+    /// their timing.
     var pixels: Pixels
-    /// True when the alpha is real (some pixel is not opaque): the stills become PNGs.
+    /// True when the alpha is real (some pixel is not opaque): the stills become PNGs. For an
+    /// animation, true when its frames have an alpha band (checked on the still thumbnail).
     var keepsAlpha: Bool
     /// Output sizes and the decode size, from the upright source size.
     var plan: ImagePlan
 
     /// Decodes the image once with the sniffed format, shrunk on load to the smallest size both
     /// variants can be cut from, upright (EXIF orientation), colour-managed to 8-bit sRGB, with
-    /// alpha kept only when real. Animations decode every frame the same way. The decode stops
-    /// when the item's time runs out.
+    /// alpha kept only when real. Animations are decoded the same way, frame by frame, by the
+    /// stages that read them. The decode stops when the item's time runs out.
     static func decode(_ image: ProbedImage, _ run: ItemRun) throws -> Decoded {
         let plan = ImagePlan(source: image.size, profile: run.profile)
         do {
+            if image.isAnimation { return try Vips.attributed(until: run.deadline) { try animation(image, plan, run) } }
             return try Vips.attributed(until: run.deadline) {
                 let decoded = try Vips.Image.thumbnail(
                     from: Vips.Source(path: run.input.path), width: plan.decode.width, height: plan.decode.height,
-                    allPages: image.isAnimation, colourManaged: image.needsColourManagement)
+                    colourManaged: image.needsColourManagement)
                 decoded.stopEvaluation(at: run.deadline)
                 // The source is read sequentially, once: decode into memory before anything else
                 // looks at the pixels (the alpha check and both crops read them again).
                 let inMemory = try decoded.copyMemory()
                 let (normalized, keepsAlpha) = try inMemory.normalizedToSRGB8()
                 let working = normalized === inMemory ? inMemory : try normalized.copyMemory()
-                guard image.isAnimation else { return Decoded(pixels: .still(working), keepsAlpha: keepsAlpha, plan: plan) }
-                let frameHeight = decoded.pageHeight > 0 ? decoded.pageHeight : decoded.height / image.frames
-                let delays = decoded.intArray(field: "delay") ?? []
-                let animation = Animation(
-                    frames: try working.frames(pageHeight: frameHeight),
-                    delays: (0..<image.frames).map { $0 < delays.count && delays[$0] > 0 ? delays[$0] : 100 },
-                    loop: decoded.int(field: "loop") ?? 0)
-                return Decoded(pixels: .animation(animation), keepsAlpha: keepsAlpha, plan: plan)
+                return Decoded(pixels: .still(working), keepsAlpha: keepsAlpha, plan: plan)
             }
         } catch let error as Vips.Error {
             if run.isPastDeadline {
@@ -42,6 +39,33 @@ struct Decoded {
             }
             throw ItemError(.corruptInput, "cannot decode the \(image.source.format.rawValue) image: \(error.message)")
         }
+    }
+
+    /// An animation is not decoded here: this opens its header and hands on an ``Animation``
+    /// whose frames are decoded from the file, lazily and a few at a time, by each later pass
+    /// (representative frame, subject, each encoding attempt), every pass with the item's
+    /// deadline. `keepsAlpha` is whether frames have an alpha band; whether it is real is decided
+    /// on the one frame a still thumbnail is cut from.
+    private static func animation(_ image: ProbedImage, _ plan: ImagePlan, _ run: ItemRun) throws -> Decoded {
+        let path = run.input.path
+        let deadline = run.deadline
+        let colourManaged = image.needsColourManagement
+        let open = { () throws -> Vips.Image in
+            let decoded = try Vips.Image.thumbnail(
+                from: Vips.Source(path: path), width: plan.decode.width, height: plan.decode.height, allPages: true,
+                colourManaged: colourManaged)
+            decoded.stopEvaluation(at: deadline)
+            return try decoded.lazilyNormalizedToSRGB8()
+        }
+        let header = try open()
+        let frameHeight = header.pageHeight > 0 ? header.pageHeight : header.height / image.frames
+        let frames = max(1, header.height / max(1, frameHeight))
+        let delays = header.intArray(field: "delay") ?? []
+        let animation = Animation(
+            open: open, frameSize: PixelSize(width: header.width, height: frameHeight),
+            delays: (0..<frames).map { $0 < delays.count && delays[$0] > 0 ? delays[$0] : 100 },
+            loop: header.int(field: "loop") ?? 0, deadline: deadline)
+        return Decoded(pixels: .animation(animation), keepsAlpha: header.hasAlpha, plan: plan)
     }
 
     /// A picture that is already upright and 8-bit sRGB (a poster frame or cover art), with the

@@ -24,9 +24,10 @@ struct Encoded {
             do {
                 let encoded = try ImageEncoder.encode(
                     pixels, role: role, as: format, budget: budget, profile: run.profile, deadline: run.deadline)
-                run.warnings += warnings(for: encoded, total: pixels.frameCount)
+                run.warnings += warnings(for: encoded, total: pixels.frameCount, maxFramesPerSecond: run.profile.animation.maxFramesPerSecond)
                 images.append(encoded)
             } catch let error as Vips.Error {
+                if run.isPastDeadline { throw run.timedOut("encoding the \(role.rawValue)") }
                 throw ItemError(.encodeFailed, "cannot encode the \(role.rawValue) as \(format.rawValue): \(error.message)")
             } catch var error as ItemError where error.code == .overBudget {
                 error.message += "; \(delivery.explanation(spent: spent))"
@@ -41,11 +42,14 @@ struct Encoded {
     /// Bytes of both variants together.
     var bytes: Int { images.reduce(0) { $0 + $1.data.count } }
 
-    static func warnings(for encoded: EncodedImage, total: Int?) -> [String] {
+    static func warnings(for encoded: EncodedImage, total: Int?, maxFramesPerSecond: Int = 0) -> [String] {
         let role = encoded.role.rawValue
         var out: [String] = []
         if let kept = encoded.frames, let total, kept < total {
-            out.append("\(role): dropped frames to fit \(encoded.budget) bytes: kept \(kept) of \(total), delays merged so the duration is unchanged")
+            out.append(
+                encoded.settings.frameStep > 1
+                    ? "\(role): dropped frames to fit \(encoded.budget) bytes: kept \(kept) of \(total), delays merged so the duration is unchanged"
+                    : "\(role): capped at \(maxFramesPerSecond) frames per second: kept \(kept) of \(total), delays merged so the duration is unchanged")
         }
         if encoded.settings.scale < 1 {
             out.append("\(role): downscaled to \(encoded.width)x\(encoded.height) (scale \(String(format: "%.2f", encoded.settings.scale))) to fit \(encoded.budget) bytes")

@@ -27,12 +27,12 @@ struct Subject {
     static func find(in decoded: Decoded, _ run: ItemRun) throws -> Subject {
         var subject: Subject
         do {
-            let (image, frame) = try Vips.attributed { () -> (Vips.Image, Int?) in
+            let (image, frame) = try Vips.attributed(until: run.deadline) { () -> (Vips.Image, Int?) in
                 switch decoded.pixels {
                 case .still(let image): return (image, nil)
                 case .animation(let animation):
-                    let index = try RepresentativeFrame.find(in: animation.frames)
-                    return (animation.frames[index], index)
+                    let index = try RepresentativeFrame.find(in: animation)
+                    return (try animation.frame(index), index)
                 }
             }
             let faces = run.profile.crop == .smart ? findFaces(in: image, run) : nil
@@ -48,6 +48,8 @@ struct Subject {
             }
             subject.representativeFrame = frame
         } catch let error as Vips.Error {
+            // An animation's frames are decoded here: the deadline's kill flag can stop them.
+            if run.isPastDeadline { throw run.timedOut("finding the subject") }
             throw ItemError(.corruptInput, "cannot analyse the image: \(error.message)")
         }
         run.record(subject: subject.point, strategy: subject.strategy, faces: subject.faces)

@@ -10,7 +10,8 @@ struct Framed {
     var clipRect: ClipRect
     /// The animation frame that stands for the whole (the GIF's `thumbnailTime`).
     var representativeFrame: Int?
-    /// True when the alpha is real: stills become PNGs.
+    /// True when the alpha is real: stills become PNGs (for an animation's still thumbnail, the
+    /// alpha of its frame).
     var keepsAlpha: Bool
     /// Where both variants were cut from the decoded image.
     var placement: ImagePlan.Placement
@@ -33,7 +34,7 @@ struct Framed {
     /// Cuts the square thumbnail and the expanded variant from the decoded image, both centred
     /// on the subject, and computes the clipping rect of the thumbnail inside the expanded
     /// image. Every frame of an animation is cut the same way. The cuts are lazy: pixels are
-    /// computed once, when encoded.
+    /// computed when encoded (an animation's frames on each encoding attempt, from the file).
     static func cut(_ decoded: Decoded, around subject: Subject, _ run: ItemRun) throws -> Framed {
         let plan = decoded.plan
         let working = PixelSize(width: decoded.pixels.width, height: decoded.pixels.height)
@@ -41,17 +42,23 @@ struct Framed {
             working: working, subject: subject.point,
             keeping: subject.keep, aspect: run.profile.expanded.aspect)
         do {
-            return try Vips.attributed {
+            return try Vips.attributed(until: run.deadline) {
                 var thumbnailSource = decoded.pixels
+                var keepsAlpha = decoded.keepsAlpha
                 if run.profile.animation.stillThumbnail, case .animation(let animation) = decoded.pixels {
-                    thumbnailSource = .still(animation.frames[subject.representativeFrame ?? 0])
+                    // The one frame the still is cut from, decoded now; its own alpha decides PNG or JPEG.
+                    let (still, realAlpha) = try animation.frame(subject.representativeFrame ?? 0).normalizedToSRGB8()
+                    thumbnailSource = .still(still)
+                    keepsAlpha = realAlpha
                 }
                 return Framed(
-                    thumbnail: try thumbnailSource.map { try cut($0, placement.thumbnailRect, to: plan.thumbnail) },
-                    expanded: try decoded.pixels.map { try cut($0, placement.expandedRect, to: plan.expanded) }, clipRect: placement.clipRect,
-                    representativeFrame: subject.representativeFrame, keepsAlpha: decoded.keepsAlpha, placement: placement, working: working)
+                    thumbnail: try thumbnailSource.map(to: plan.thumbnail) { try cut($0, placement.thumbnailRect, to: plan.thumbnail) },
+                    expanded: try decoded.pixels.map(to: plan.expanded) { try cut($0, placement.expandedRect, to: plan.expanded) },
+                    clipRect: placement.clipRect, representativeFrame: subject.representativeFrame, keepsAlpha: keepsAlpha,
+                    placement: placement, working: working)
             }
         } catch let error as Vips.Error {
+            if run.isPastDeadline { throw run.timedOut("cutting the variants") }
             throw ItemError(.corruptInput, "cannot resize the image: \(error.message)")
         }
     }
