@@ -1,0 +1,1 @@
+"""PushMedia's benchmark harness, run by Benchmarks/run.py."""
