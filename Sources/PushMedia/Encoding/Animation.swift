@@ -1,0 +1,128 @@
+import Foundation
+import PushMediaModel
+
+/// An animation: which source frames it shows, for how long (milliseconds), its loop count
+/// (0 = forever), and the cut applied to every frame. It holds no pixels.
+///
+/// Frames come from ``open``, a lazy decode of the whole animation (frames stacked, each
+/// ``sourceSize`` high) that reads the file again on every call; only what a consumer pulls is
+/// computed, a strip at a time. ``gifData(scale:_:)`` feeds the GIF saver, which takes a frame at
+/// a time; ``frame(_:)`` and ``proxies(_:longSide:)`` copy out one frame or small proxies. Memory
+/// is a few frames, never frames × pixels.
+struct Animation {
+    /// A fresh lazy decode of every source frame, stacked top to bottom.
+    var open: () throws -> Vips.Image
+    /// A source frame's size (what ``open`` stacks).
+    var sourceSize: PixelSize
+    /// A frame's size once ``transform`` is applied.
+    var size: PixelSize
+    /// The source frames shown, in order (dropping frames removes indices).
+    var indices: [Int]
+    var delays: [Int]
+    var loop: Int
+    /// The cut applied to every frame (identity for a decode).
+    var transform: (Vips.Image) throws -> Vips.Image
+    /// When every pass over the frames stops (libvips' kill flag on the decode), if any.
+    var deadline: ContinuousClock.Instant?
+
+    /// An animation decoded by `open` (frames of `frameSize`, stacked), untransformed.
+    init(
+        open: @escaping () throws -> Vips.Image, frameSize: PixelSize, delays: [Int], loop: Int,
+        deadline: ContinuousClock.Instant? = nil
+    ) {
+        self.open = open
+        self.deadline = deadline
+        self.sourceSize = frameSize
+        self.size = frameSize
+        self.indices = Array(delays.indices)
+        self.delays = delays
+        self.loop = loop
+        self.transform = { $0 }
+    }
+
+    /// An animation of frames already at hand (tests, benchmarks), joined lazily when read.
+    init(frames: [Vips.Image], delays: [Int], loop: Int) {
+        let size = PixelSize(width: frames.first?.width ?? 0, height: frames.first?.height ?? 0)
+        self.init(open: { try Vips.Image.animation(frames: frames, delays: delays, loop: loop) }, frameSize: size, delays: delays, loop: loop)
+    }
+
+    var frameCount: Int { indices.count }
+
+    var durationMilliseconds: Int { delays.reduce(0, +) }
+
+    /// Every `step`-th frame, each kept frame taking the delays of the frames dropped after it,
+    /// so the total duration stays the same.
+    func keepingEvery(_ step: Int) -> Animation {
+        guard step > 1 else { return self }
+        let kept = Array(stride(from: 0, to: indices.count, by: step))
+        return keeping(kept, delays: kept.map { start in delays[start..<min(start + step, delays.count)].reduce(0, +) })
+    }
+
+    /// At most `maxFramesPerSecond`: frames shown for less than a frame interval are merged
+    /// into the one before (``FrameRateCap``), so the total duration stays the same.
+    func cappingFrameRate(_ maxFramesPerSecond: Int) -> Animation {
+        let merged = FrameRateCap.merge(delays: delays, maxFramesPerSecond: maxFramesPerSecond)
+        guard merged.count < indices.count else { return self }
+        return keeping(merged.map(\.position), delays: merged.map(\.delay))
+    }
+
+    private func keeping(_ positions: [Int], delays: [Int]) -> Animation {
+        var copy = self
+        copy.indices = positions.map { indices[$0] }
+        copy.delays = delays
+        return copy
+    }
+
+    /// The same transform applied to every frame after the current one (lazily), timing
+    /// unchanged; `size` is the size it makes.
+    func map(to size: PixelSize, _ transform: @escaping (Vips.Image) throws -> Vips.Image) -> Animation {
+        var copy = self
+        let previous = self.transform
+        copy.transform = { try transform(previous($0)) }
+        copy.size = size
+        return copy
+    }
+
+    /// Runs `body` on lazy frames at `positions` (of ``indices``) from a fresh decode,
+    /// transformed; the decode stops at ``deadline``.
+    func withFrames<T>(at positions: [Int], _ body: ([Vips.Image]) throws -> T) throws -> T {
+        let stacked = try open()
+        let frames = try positions.map { position in
+            let top = indices[position] * sourceSize.height
+            return try transform(stacked.extractArea(left: 0, top: top, width: sourceSize.width, height: sourceSize.height))
+        }
+        return try stacked.killed(at: deadline) { try body(frames) }
+    }
+
+    /// Every frame, scaled by `scale`, as a GIF: the frames are stacked lazily into one image
+    /// with their timing, and the GIF saver pulls a frame at a time, so only a few frames are
+    /// ever decoded at once. Returns the bytes and the frame size.
+    func gifData(scale: Double = 1, _ settings: GIFSettings) throws -> (data: Data, width: Int, height: Int) {
+        try withFrames(at: Array(indices.indices)) { frames in
+            let scaled = try frames.map { try $0.scaled(by: scale) }
+            let joined = try Vips.Image.animation(frames: scaled, delays: delays, loop: loop)
+            return try joined.killed(at: deadline) { (try joined.gifData(settings), scaled[0].width, scaled[0].height) }
+        }
+    }
+
+    /// One frame (position in ``indices``), transformed, copied into memory.
+    func frame(_ position: Int) throws -> Vips.Image {
+        try withFrames(at: [position]) { try $0[0].copyMemory() }
+    }
+
+    /// Small copies (long side at most `longSide`) of the frames at `positions`, in memory: one
+    /// pass over the file, holding only the proxies.
+    func proxies(_ positions: [Int], longSide: Int) throws -> [Vips.Image] {
+        try withFrames(at: positions) { frames in
+            let small = try frames.map { frame in
+                let factor = min(1, Double(longSide) / Double(max(frame.width, frame.height, 1)))
+                return factor < 1 ? try frame.resize(horizontal: factor, vertical: factor) : frame
+            }
+            guard let first = small.first else { return [] }
+            let joined = try Vips.Image.animation(frames: small, delays: small.map { _ in 100 }, loop: 0).copyMemory()
+            return try (0..<small.count).map {
+                try joined.extractArea(left: 0, top: $0 * first.height, width: first.width, height: first.height)
+            }
+        }
+    }
+}
