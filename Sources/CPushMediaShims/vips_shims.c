@@ -20,6 +20,12 @@ static gpointer do_startup(gpointer argv0) {
     // Each item opens different files: the operation cache would only keep their pixels alive.
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
+    // PushMedia runs items in parallel (--jobs, one per core by default), so libvips' own
+    // threads would only oversubscribe the cores; and every libvips thread keeps buffers for
+    // each operation of an animation's per-frame pipeline. One thread per operation: a
+    // 1200x1200x200 GIF peaks at 215 MB instead of 280 MB, no slower, and still batches take the
+    // same time (BENCHMARKS.md). VIPS_CONCURRENCY, when set, still decides.
+    if (getenv("VIPS_CONCURRENCY") == NULL) vips_concurrency_set(1);
     pm_vips_block_loaders();
     if (getenv("PUSHMEDIA_VIPS_WARNINGS") == NULL) {
         g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, drop_vips_warning, NULL);
