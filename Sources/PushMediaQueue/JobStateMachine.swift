@@ -17,11 +17,9 @@ public struct JobStateMachine: Sendable {
         next.updatedAt = now
         switch transition {
         case let .claim(owner, leaseExpiresAt):
-            guard isClaimable(job, at: now) else { throw illegal(job, transition) }
-            next.state = .running
-            next.attempts += 1
-            next.leaseOwner = owner
-            next.leaseExpiresAt = leaseExpiresAt
+            let write = claimWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
+            guard write.accepts(job) else { throw illegal(job, transition) }
+            next = write.applied(to: job)
 
         case let .heartbeat(owner, leaseExpiresAt):
             try requireLease(job, owner, transition)
@@ -116,6 +114,20 @@ public struct JobStateMachine: Sendable {
     /// Whether a claim may take `job` at `now`: it is in one of ``claimableStates`` and its run-at is due.
     func isClaimable(_ job: Job, at now: Date) -> Bool {
         Self.claimableStates.contains(job.state) && job.runAt <= now
+    }
+
+    /// The write of `transition` at `now` when it is the same for every job it is legal for, so a
+    /// backend can lock and write in one statement; nil when the write depends on the job (every
+    /// transition but a claim). ``apply(_:to:at:)`` applies a claim through this very value.
+    func uniformWrite(_ transition: JobTransition, at now: Date) -> UniformJobWrite? {
+        guard case let .claim(owner, leaseExpiresAt) = transition else { return nil }
+        return claimWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
+    }
+
+    private func claimWrite(owner: String, leaseExpiresAt: Date, at now: Date) -> UniformJobWrite {
+        UniformJobWrite(
+            fromStates: Self.claimableStates, runAtDueBy: now, state: .running, attemptsDelta: 1,
+            leaseOwner: owner, leaseExpiresAt: leaseExpiresAt, updatedAt: now)
     }
 
     /// Applies `transition` to each of `jobs` at `now` (all or none: the first refusal throws).

@@ -62,15 +62,22 @@ extension PostgresJobQueue {
 
     /// Locks the selected jobs, applies `transition` to each and writes them back in one
     /// transaction; when the state machine says so, listening workers get a NOTIFY in the same
-    /// transaction.
+    /// transaction. A transition whose write is the same for every job (``UniformJobWrite``: a
+    /// claim) is one statement instead: it locks, writes and returns the jobs as they were, and the
+    /// state machine then gives the jobs as written (see ``uniformTransition(_:_:_:at:)``).
     func transition(_ selection: JobSelection, _ transition: JobTransition, at now: Date) async throws -> [Job] {
+        if let write = machine.uniformWrite(transition, at: now) {
+            return try await uniformTransition(write.restricting(selection), write, transition, at: now)
+        }
         let names = self.names
         let logger = self.logger
         let machine = self.machine
-        let select = Self.selectQuery(selection, names: names)
+        var select = SQLStatement()
+        select.appendSelect(selection, names: names)
+        let query = select.query
         return try await withConnectionRetry {
             try await self.client.withTransaction(logger: logger) { connection -> [Job] in
-                let jobs = try await Self.decodeJobs(try await connection.query(select, logger: logger))
+                let jobs = try await Self.decodeJobs(try await connection.query(query, logger: logger))
                 let applied = try Self.apply(machine, transition, toEach: jobs, at: now)
                 for job in applied.jobs {
                     try await Self.writeBack(job, names: names, connection: connection, logger: logger)
@@ -83,38 +90,38 @@ extension PostgresJobQueue {
         }
     }
 
-    /// The `SELECT … FOR UPDATE` of the jobs `selection` picks.
-    static func selectQuery(_ selection: JobSelection, names: PostgresQueueNames) -> PostgresQuery {
-        var conditions: [String] = []
-        var binds = PostgresBindings()
-        func bind<Value: PostgresDynamicTypeEncodable>(_ value: Value) -> String {
-            binds.append(value)
-            return "$\(binds.count)"
+    /// One statement: `WITH picked AS (SELECT … FOR UPDATE [SKIP LOCKED]), UPDATE … FROM picked`,
+    /// returning the picked jobs as they were. The `WHERE` holds the write's own guard
+    /// (``UniformJobWrite/restricting(_:)``), so every picked job is one the state machine accepts;
+    /// applying the transition to them gives exactly what the statement wrote.
+    private func uniformTransition(
+        _ selection: JobSelection, _ write: UniformJobWrite, _ transition: JobTransition, at now: Date
+    ) async throws -> [Job] {
+        let names = self.names
+        let logger = self.logger
+        let machine = self.machine
+        var statement = SQLStatement()
+        statement.sql = "WITH picked AS ("
+        statement.appendSelect(selection, names: names)
+        statement.sql += """
+            ), changed AS (UPDATE \(names.jobs) AS j SET state = \(statement.bind(write.state.rawValue)), \
+            attempts = j.attempts + \(statement.bind(write.attemptsDelta)), \
+            lease_owner = \(statement.bind(write.leaseOwner)), lease_expires_at = \(statement.bind(write.leaseExpiresAt)), \
+            updated_at = \(statement.bind(write.updatedAt)) FROM picked WHERE j.id = picked.id RETURNING j.id) \
+            SELECT picked.* FROM picked JOIN changed ON changed.id = picked.id
+            """
+        statement.appendOrder(selection.order, prefix: "picked.")
+        let query = statement.query
+        let applied = try await withConnectionRetry {
+            let before = try await Self.decodeJobs(try await self.client.query(query, logger: logger))
+            return try Self.apply(machine, transition, toEach: before, at: now)
         }
-        if let ids = selection.ids {
-            conditions.append("id = ANY(\(bind(ids))::bigint[])")
+        if applied.wakesWorkers {
+            try await withConnectionRetry {
+                _ = try await self.client.query("SELECT pg_notify(\(names.channel), '')", logger: logger)
+            }
         }
-        if let states = selection.states {
-            conditions.append("state = ANY(\(bind(states.map(\.rawValue)))::text[])")
-        }
-        if let campaign = selection.campaign {
-            conditions.append("campaign = \(bind(campaign))")
-        }
-        if let due = selection.runAtDueBy {
-            conditions.append("run_at <= \(bind(due))")
-        }
-        if let expiry = selection.leaseExpiredBy {
-            conditions.append("lease_expires_at <= \(bind(expiry))")
-        }
-        var sql = "SELECT \(columns) FROM \(names.jobs)"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        switch selection.order {
-        case .id: sql += " ORDER BY id"
-        case .runAtThenID: sql += " ORDER BY run_at, id"
-        }
-        if let limit = selection.limit { sql += " LIMIT \(bind(limit))" }
-        sql += selection.skipsLockedJobs ? " FOR UPDATE SKIP LOCKED" : " FOR UPDATE"
-        return PostgresQuery(unsafeSQL: sql, binds: binds)
+        return applied.jobs
     }
 
     func fetchJobs(_ query: PostgresQuery) async throws -> [Job] {
