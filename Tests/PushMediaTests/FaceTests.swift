@@ -70,6 +70,11 @@ struct FaceTests {
         return inter / (a.w * a.h + b.w * b.h - inter)
     }
 
+    @Test("the embedded model is dlib's own (scripts/make-face-model regenerates it after a dlib upgrade)")
+    func embeddedModel() {
+        #expect(FaceDetector.embeddedModelIsDlibs == true)
+    }
+
     @Test("the face lies whole inside the square thumbnail's crop, the expanded crop and the clipping rect, on either side, in every shape")
     func faceInEveryCrop() throws {
         let (folder, banners) = try Self.banners()

@@ -1,4 +1,5 @@
-// Frontal faces in an 8-bit greyscale image: dlib's HOG detector (compiled in, no model file),
+// Frontal faces in an 8-bit greyscale image: dlib's HOG detector (compiled in, its model in
+// frontal_face_model.h, no file read at run time),
 // behind plain C so Swift sees no C++ (face_detect.cpp).
 #ifndef PUSHMEDIA_FACE_DETECT_H
 #define PUSHMEDIA_FACE_DETECT_H
@@ -28,6 +29,11 @@ typedef struct {
 /// at most `error_size` bytes). Thread-safe: each thread keeps its own detector.
 int pm_detect_faces(const uint8_t *pixels, int width, int height, int stride, int upsample,
                     pm_face_box *faces, int capacity, char *error, size_t error_size);
+
+/// 1 when the model compiled in (frontal_face_model.h) is byte for byte the one dlib's header
+/// ships, 0 when not (regenerate it with scripts/make-face-model), -1 on error. Slow (it decodes
+/// dlib's compressed copy): for tests.
+int pm_face_model_is_dlibs(void);
 
 #ifdef __cplusplus
 }

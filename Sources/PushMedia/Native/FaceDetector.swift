@@ -2,13 +2,24 @@ import CFaceDetect
 import CVips
 import PushMediaModel
 
-/// Frontal faces through dlib's HOG detector (`CFaceDetect`, compiled in, no model file).
+/// Frontal faces through dlib's HOG detector (`CFaceDetect`, compiled in, its model decoded once
+/// per process from `frontal_face_model.h`, no model file).
 /// Only ever given a small proxy: the search costs about 50 ms on a 512 px one.
 enum FaceDetector {
     /// Why detection failed: libvips could not make the grey pixels, or dlib reported an error.
     struct Failure: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
+    }
+
+    /// Whether the model compiled into `CFaceDetect` is byte for byte the one dlib's header ships
+    /// (nil when the comparison failed). Slow: it undoes dlib's own compression.
+    static var embeddedModelIsDlibs: Bool? {
+        switch pm_face_model_is_dlibs() {
+        case 1: true
+        case 0: false
+        default: nil
+        }
     }
 
     /// Faces reported at most; more are dropped (the lowest scores).
