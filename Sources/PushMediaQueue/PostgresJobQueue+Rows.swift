@@ -19,32 +19,36 @@ extension PostgresJobQueue {
     static func decodeJobs(_ rows: PostgresRowSequence) async throws -> [Job] {
         var jobs: [Job] = []
         for try await row in rows {
-            let cells = row.makeRandomAccess()
-            do {
-                let errorCode = try cells[10].decode(String?.self)
-                let errorMessage = try cells[11].decode(String?.self)
-                jobs.append(Job(
-                    id: try cells[0].decode(Int64.self),
-                    campaign: try cells[1].decode(String.self),
-                    source: try cells[2].decode(String.self),
-                    profile: try cells[3].decode(String.self),
-                    state: try state(cells[4].decode(String.self)),
-                    attempts: try cells[5].decode(Int.self),
-                    maxAttempts: try cells[6].decode(Int.self),
-                    runAt: try cells[7].decode(Date.self),
-                    leaseOwner: try cells[8].decode(String?.self),
-                    leaseExpiresAt: try cells[9].decode(Date?.self),
-                    lastError: errorCode.map { JobError(code: $0, message: errorMessage ?? "") },
-                    errorHistory: try JobNoteCoding.decode(cells[12].decode(String.self), table: "jobs"),
-                    result: try cells[13].decode(Data?.self),
-                    createdAt: try cells[14].decode(Date.self),
-                    updatedAt: try cells[15].decode(Date.self),
-                    finishedAt: try cells[16].decode(Date?.self)))
-            } catch let error as PostgresDecodingError {
-                throw JobQueueError.corruptRow(table: "jobs", reason: "\(String(reflecting: error))")
-            }
+            jobs.append(try decodeJob(row.makeRandomAccess()))
         }
         return jobs
+    }
+
+    /// One job from the first 17 cells of a row, in the order of ``columns``.
+    static func decodeJob(_ cells: PostgresRandomAccessRow) throws -> Job {
+        do {
+            let errorCode = try cells[10].decode(String?.self)
+            let errorMessage = try cells[11].decode(String?.self)
+            return Job(
+                id: try cells[0].decode(Int64.self),
+                campaign: try cells[1].decode(String.self),
+                source: try cells[2].decode(String.self),
+                profile: try cells[3].decode(String.self),
+                state: try state(cells[4].decode(String.self)),
+                attempts: try cells[5].decode(Int.self),
+                maxAttempts: try cells[6].decode(Int.self),
+                runAt: try cells[7].decode(Date.self),
+                leaseOwner: try cells[8].decode(String?.self),
+                leaseExpiresAt: try cells[9].decode(Date?.self),
+                lastError: errorCode.map { JobError(code: $0, message: errorMessage ?? "") },
+                errorHistory: try JobNoteCoding.decode(cells[12].decode(String.self), table: "jobs"),
+                result: try cells[13].decode(Data?.self),
+                createdAt: try cells[14].decode(Date.self),
+                updatedAt: try cells[15].decode(Date.self),
+                finishedAt: try cells[16].decode(Date?.self))
+        } catch let error as PostgresDecodingError {
+            throw JobQueueError.corruptRow(table: "jobs", reason: "\(String(reflecting: error))")
+        }
     }
 
     static func writeBack(_ job: Job, names: PostgresQueueNames, connection: PostgresConnection, logger: Logger) async throws {
@@ -90,31 +94,50 @@ extension PostgresJobQueue {
         }
     }
 
-    /// One statement: `WITH picked AS (SELECT … FOR UPDATE [SKIP LOCKED]), UPDATE … FROM picked`,
-    /// returning the picked jobs as they were. The `WHERE` holds the write's own guard
-    /// (``UniformJobWrite/restricting(_:)``), so every picked job is one the state machine accepts;
-    /// applying the transition to them gives exactly what the statement wrote.
+    /// One statement, one round trip. `picked` locks the jobs the selection picks
+    /// (`FOR UPDATE [SKIP LOCKED]`, newest versions) and keeps only what the write changes, so
+    /// the sort stays narrow; the `UPDATE … FROM picked` writes the claim and returns each row as
+    /// written plus those fields as they were. The `WHERE` holds the write's own guard
+    /// (``UniformJobWrite/restricting(_:)``), so every picked job is one the state machine
+    /// accepts; the state machine, applied to the jobs as they were, must give the rows as
+    /// written, and any difference is reported as a corrupt row.
     private func uniformTransition(
         _ selection: JobSelection, _ write: UniformJobWrite, _ transition: JobTransition, at now: Date
     ) async throws -> [Job] {
         let names = self.names
         let logger = self.logger
         let machine = self.machine
+        let written = Self.columns.split(separator: ",").map { "j.\($0.trimmingCharacters(in: .whitespaces))" }
         var statement = SQLStatement()
         statement.sql = "WITH picked AS ("
-        statement.appendSelect(selection, names: names)
+        statement.appendSelect(
+            selection, names: names, columns: "id, run_at, \(Self.uniformWriteFields.joined(separator: ", "))")
         statement.sql += """
             ), changed AS (UPDATE \(names.jobs) AS j SET state = \(statement.bind(write.state.rawValue)), \
             attempts = j.attempts + \(statement.bind(write.attemptsDelta)), \
             lease_owner = \(statement.bind(write.leaseOwner)), lease_expires_at = \(statement.bind(write.leaseExpiresAt)), \
-            updated_at = \(statement.bind(write.updatedAt)) FROM picked WHERE j.id = picked.id RETURNING j.id) \
-            SELECT picked.* FROM picked JOIN changed ON changed.id = picked.id
+            updated_at = \(statement.bind(write.updatedAt)) FROM picked WHERE j.id = picked.id \
+            RETURNING \(written.joined(separator: ", ")), \
+            \(Self.uniformWriteFields.map { "picked.\($0) AS before_\($0)" }.joined(separator: ", "))) \
+            SELECT * FROM changed
             """
-        statement.appendOrder(selection.order, prefix: "picked.")
+        statement.appendOrder(selection.order)
         let query = statement.query
-        let applied = try await withConnectionRetry {
-            let before = try await Self.decodeJobs(try await self.client.query(query, logger: logger))
-            return try Self.apply(machine, transition, toEach: before, at: now)
+        let (before, after) = try await withConnectionRetry {
+            var before: [Job] = []
+            var after: [Job] = []
+            for try await row in try await self.client.query(query, logger: logger) {
+                let cells = row.makeRandomAccess()
+                let job = try Self.decodeJob(cells)
+                after.append(job)
+                before.append(try Self.decodeBefore(cells, written: job))
+            }
+            return (before, after)
+        }
+        let applied = try Self.apply(machine, transition, toEach: before, at: now)
+        guard applied.jobs.count == after.count, zip(applied.jobs, after).allSatisfy(Self.sameWithinMicroseconds) else {
+            throw JobQueueError.corruptRow(
+                table: names.jobs, reason: "\(transition.name) wrote \(after) where the state machine gives \(applied.jobs)")
         }
         if applied.wakesWorkers {
             try await withConnectionRetry {
@@ -122,6 +145,41 @@ extension PostgresJobQueue {
             }
         }
         return applied.jobs
+    }
+
+    /// Whether two jobs are equal, their times compared to PostgreSQL's microseconds.
+    static func sameWithinMicroseconds(_ a: Job, _ b: Job) -> Bool {
+        func close(_ p: Date?, _ q: Date?) -> Bool {
+            switch (p, q) {
+            case (nil, nil): true
+            case let (p?, q?): abs(p.timeIntervalSince(q)) < 2e-6
+            default: false
+            }
+        }
+        guard close(a.runAt, b.runAt), close(a.leaseExpiresAt, b.leaseExpiresAt), close(a.createdAt, b.createdAt),
+              close(a.updatedAt, b.updatedAt), close(a.finishedAt, b.finishedAt) else { return false }
+        var b = b
+        (b.runAt, b.leaseExpiresAt, b.createdAt, b.updatedAt, b.finishedAt) =
+            (a.runAt, a.leaseExpiresAt, a.createdAt, a.updatedAt, a.finishedAt)
+        return a == b
+    }
+
+    /// The columns a ``UniformJobWrite`` sets: what the row held before them is all that differs.
+    static let uniformWriteFields = ["state", "attempts", "lease_owner", "lease_expires_at", "updated_at"]
+
+    /// The job before a uniform write: `written` with cells 17… (``uniformWriteFields``, as they were).
+    static func decodeBefore(_ cells: PostgresRandomAccessRow, written: Job) throws -> Job {
+        do {
+            var before = written
+            before.state = try state(cells[17].decode(String.self))
+            before.attempts = try cells[18].decode(Int.self)
+            before.leaseOwner = try cells[19].decode(String?.self)
+            before.leaseExpiresAt = try cells[20].decode(Date?.self)
+            before.updatedAt = try cells[21].decode(Date.self)
+            return before
+        } catch let error as PostgresDecodingError {
+            throw JobQueueError.corruptRow(table: "jobs", reason: "\(String(reflecting: error))")
+        }
     }
 
     func fetchJobs(_ query: PostgresQuery) async throws -> [Job] {

@@ -20,11 +20,17 @@ extension PostgresJobQueue {
 
         var query: PostgresQuery { PostgresQuery(unsafeSQL: sql, binds: binds) }
 
-        /// Appends the `SELECT … FOR UPDATE [SKIP LOCKED]` of the jobs `selection` picks.
-        mutating func appendSelect(_ selection: JobSelection, names: PostgresQueueNames) {
+        /// Appends the `SELECT columns … FOR UPDATE [SKIP LOCKED]` of the jobs `selection` picks.
+        mutating func appendSelect(
+            _ selection: JobSelection, names: PostgresQueueNames, columns: String = PostgresJobQueue.columns
+        ) {
             var conditions: [String] = []
             if let ids = selection.ids {
-                conditions.append("id = ANY(\(bind(ids))::bigint[])")
+                if ids.count == 1 {
+                    conditions.append("id = \(bind(ids[0]))")
+                } else {
+                    conditions.append("id = ANY(\(bind(ids))::bigint[])")
+                }
             }
             if let states = selection.states {
                 conditions.append("state = ANY(\(bind(states.map(\.rawValue)))::text[])")
@@ -38,7 +44,7 @@ extension PostgresJobQueue {
             if let expiry = selection.leaseExpiredBy {
                 conditions.append("lease_expires_at <= \(bind(expiry))")
             }
-            sql += "SELECT \(PostgresJobQueue.columns) FROM \(names.jobs)"
+            sql += "SELECT \(columns) FROM \(names.jobs)"
             if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
             appendOrder(selection.order)
             if let limit = selection.limit { sql += " LIMIT \(bind(limit))" }
