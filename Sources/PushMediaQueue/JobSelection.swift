@@ -22,6 +22,8 @@ struct JobSelection: Sendable, Hashable {
     var runAtDueBy: Date?
     /// Only jobs whose lease expires at or before this time.
     var leaseExpiredBy: Date?
+    /// Only jobs whose lease this owner holds.
+    var leaseOwner: String?
     /// The order.
     var order: Order = .id
     /// At most this many jobs (all when nil).

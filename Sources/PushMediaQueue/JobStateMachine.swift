@@ -21,17 +21,9 @@ public struct JobStateMachine: Sendable {
             guard write.accepts(job) else { throw illegal(job, transition) }
             next = write.applied(to: job)
 
-        case let .heartbeat(owner, leaseExpiresAt):
+        case .heartbeat(let owner, _), .succeed(let owner, _):
             try requireLease(job, owner, transition)
-            next.leaseExpiresAt = leaseExpiresAt
-
-        case let .succeed(owner, result):
-            try requireLease(job, owner, transition)
-            next.state = .succeeded
-            next.result = result
-            next.lastError = nil
-            next.finishedAt = now
-            clearLease(&next)
+            next = uniformWrite(transition, at: now)!.applied(to: job)
 
         case let .failPermanently(owner, error, result):
             try requireLease(job, owner, transition)
@@ -117,17 +109,30 @@ public struct JobStateMachine: Sendable {
     }
 
     /// The write of `transition` at `now` when it is the same for every job it is legal for, so a
-    /// backend can lock and write in one statement; nil when the write depends on the job (every
-    /// transition but a claim). ``apply(_:to:at:)`` applies a claim through this very value.
+    /// backend can lock and write in one statement; nil when the write depends on the job.
+    /// ``apply(_:to:at:)`` applies a claim, a heartbeat and a success through this very value.
     func uniformWrite(_ transition: JobTransition, at now: Date) -> UniformJobWrite? {
-        guard case let .claim(owner, leaseExpiresAt) = transition else { return nil }
-        return claimWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
+        switch transition {
+        case let .claim(owner, leaseExpiresAt):
+            claimWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
+        case let .heartbeat(owner, leaseExpiresAt):
+            UniformJobWrite(
+                fromStates: [.running], runAtDueBy: nil, leaseHeldBy: owner, state: .running, attemptsDelta: 0,
+                leaseOwner: owner, leaseExpiresAt: leaseExpiresAt, updatedAt: now, finish: nil)
+        case let .succeed(owner, result):
+            UniformJobWrite(
+                fromStates: [.running], runAtDueBy: nil, leaseHeldBy: owner, state: .succeeded, attemptsDelta: 0,
+                leaseOwner: nil, leaseExpiresAt: nil, updatedAt: now,
+                finish: .init(result: result, lastError: nil, finishedAt: now))
+        case .failPermanently, .failTransiently, .rescue, .release, .retryDead, .reprocess:
+            nil
+        }
     }
 
     private func claimWrite(owner: String, leaseExpiresAt: Date, at now: Date) -> UniformJobWrite {
         UniformJobWrite(
-            fromStates: Self.claimableStates, runAtDueBy: now, state: .running, attemptsDelta: 1,
-            leaseOwner: owner, leaseExpiresAt: leaseExpiresAt, updatedAt: now)
+            fromStates: Self.claimableStates, runAtDueBy: now, leaseHeldBy: nil, state: .running, attemptsDelta: 1,
+            leaseOwner: owner, leaseExpiresAt: leaseExpiresAt, updatedAt: now, finish: nil)
     }
 
     /// Applies `transition` to each of `jobs` at `now` (all or none: the first refusal throws).

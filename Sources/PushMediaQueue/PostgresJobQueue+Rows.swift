@@ -71,7 +71,10 @@ extension PostgresJobQueue {
     /// state machine then gives the jobs as written (see ``uniformTransition(_:_:_:at:)``).
     func transition(_ selection: JobSelection, _ transition: JobTransition, at now: Date) async throws -> [Job] {
         if let write = machine.uniformWrite(transition, at: now) {
-            return try await uniformTransition(write.restricting(selection), write, transition, at: now)
+            let jobs = try await uniformTransition(write.restricting(selection), write, transition, at: now)
+            // Named jobs the write's guard passed over (lease lost, not found): the locking path
+            // below finds them again and the state machine says why.
+            if !jobs.isEmpty || selection.ids == nil { return jobs }
         }
         let names = self.names
         let logger = self.logger
@@ -96,8 +99,8 @@ extension PostgresJobQueue {
 
     /// One statement, one round trip. `picked` locks the jobs the selection picks
     /// (`FOR UPDATE [SKIP LOCKED]`, newest versions) and keeps only what the write changes, so
-    /// the sort stays narrow; the `UPDATE … FROM picked` writes the claim and returns each row as
-    /// written plus those fields as they were. The `WHERE` holds the write's own guard
+    /// the sort stays narrow; the `UPDATE … FROM picked` writes and returns each row as written
+    /// plus those fields as they were. The `WHERE` holds the write's own guard
     /// (``UniformJobWrite/restricting(_:)``), so every picked job is one the state machine
     /// accepts; the state machine, applied to the jobs as they were, must give the rows as
     /// written, and any difference is reported as a corrupt row.
@@ -107,18 +110,29 @@ extension PostgresJobQueue {
         let names = self.names
         let logger = self.logger
         let machine = self.machine
+        let fields = Self.uniformWriteFields(finishing: write.finish != nil)
         let written = Self.columns.split(separator: ",").map { "j.\($0.trimmingCharacters(in: .whitespaces))" }
         var statement = SQLStatement()
         statement.sql = "WITH picked AS ("
-        statement.appendSelect(
-            selection, names: names, columns: "id, run_at, \(Self.uniformWriteFields.joined(separator: ", "))")
+        statement.appendSelect(selection, names: names, columns: "id, run_at, \(fields.joined(separator: ", "))")
         statement.sql += """
             ), changed AS (UPDATE \(names.jobs) AS j SET state = \(statement.bind(write.state.rawValue)), \
             attempts = j.attempts + \(statement.bind(write.attemptsDelta)), \
             lease_owner = \(statement.bind(write.leaseOwner)), lease_expires_at = \(statement.bind(write.leaseExpiresAt)), \
-            updated_at = \(statement.bind(write.updatedAt)) FROM picked WHERE j.id = picked.id \
+            updated_at = \(statement.bind(write.updatedAt))
+            """
+        if let finish = write.finish {
+            let result = finish.result.map { ByteBuffer(bytes: $0) }
+            statement.sql += """
+                , result = \(statement.bind(result)), last_error_code = \(statement.bind(finish.lastError?.code)), \
+                last_error_message = \(statement.bind(finish.lastError?.message)), \
+                finished_at = \(statement.bind(finish.finishedAt))
+                """
+        }
+        statement.sql += """
+             FROM picked WHERE j.id = picked.id \
             RETURNING \(written.joined(separator: ", ")), \
-            \(Self.uniformWriteFields.map { "picked.\($0) AS before_\($0)" }.joined(separator: ", "))) \
+            \(fields.map { "picked.\($0) AS before_\($0)" }.joined(separator: ", "))) \
             SELECT * FROM changed
             """
         statement.appendOrder(selection.order)
@@ -130,7 +144,7 @@ extension PostgresJobQueue {
                 let cells = row.makeRandomAccess()
                 let job = try Self.decodeJob(cells)
                 after.append(job)
-                before.append(try Self.decodeBefore(cells, written: job))
+                before.append(try Self.decodeBefore(cells, written: job, finishing: write.finish != nil))
             }
             return (before, after)
         }
@@ -145,6 +159,35 @@ extension PostgresJobQueue {
             }
         }
         return applied.jobs
+    }
+
+    /// The columns a ``UniformJobWrite`` sets: what the row held before them is all that differs.
+    static func uniformWriteFields(finishing: Bool) -> [String] {
+        ["state", "attempts", "lease_owner", "lease_expires_at", "updated_at"]
+            + (finishing ? ["result", "last_error_code", "last_error_message", "finished_at"] : [])
+    }
+
+    /// The job before a uniform write: `written` with cells 17… (``uniformWriteFields(finishing:)``,
+    /// as they were).
+    static func decodeBefore(_ cells: PostgresRandomAccessRow, written: Job, finishing: Bool) throws -> Job {
+        do {
+            var before = written
+            before.state = try state(cells[17].decode(String.self))
+            before.attempts = try cells[18].decode(Int.self)
+            before.leaseOwner = try cells[19].decode(String?.self)
+            before.leaseExpiresAt = try cells[20].decode(Date?.self)
+            before.updatedAt = try cells[21].decode(Date.self)
+            if finishing {
+                before.result = try cells[22].decode(Data?.self)
+                let code = try cells[23].decode(String?.self)
+                let message = try cells[24].decode(String?.self)
+                before.lastError = code.map { JobError(code: $0, message: message ?? "") }
+                before.finishedAt = try cells[25].decode(Date?.self)
+            }
+            return before
+        } catch let error as PostgresDecodingError {
+            throw JobQueueError.corruptRow(table: "jobs", reason: "\(String(reflecting: error))")
+        }
     }
 
     /// Whether two jobs are equal, their times compared to PostgreSQL's microseconds.
@@ -162,24 +205,6 @@ extension PostgresJobQueue {
         (b.runAt, b.leaseExpiresAt, b.createdAt, b.updatedAt, b.finishedAt) =
             (a.runAt, a.leaseExpiresAt, a.createdAt, a.updatedAt, a.finishedAt)
         return a == b
-    }
-
-    /// The columns a ``UniformJobWrite`` sets: what the row held before them is all that differs.
-    static let uniformWriteFields = ["state", "attempts", "lease_owner", "lease_expires_at", "updated_at"]
-
-    /// The job before a uniform write: `written` with cells 17… (``uniformWriteFields``, as they were).
-    static func decodeBefore(_ cells: PostgresRandomAccessRow, written: Job) throws -> Job {
-        do {
-            var before = written
-            before.state = try state(cells[17].decode(String.self))
-            before.attempts = try cells[18].decode(Int.self)
-            before.leaseOwner = try cells[19].decode(String?.self)
-            before.leaseExpiresAt = try cells[20].decode(Date?.self)
-            before.updatedAt = try cells[21].decode(Date.self)
-            return before
-        } catch let error as PostgresDecodingError {
-            throw JobQueueError.corruptRow(table: "jobs", reason: "\(String(reflecting: error))")
-        }
     }
 
     func fetchJobs(_ query: PostgresQuery) async throws -> [Job] {

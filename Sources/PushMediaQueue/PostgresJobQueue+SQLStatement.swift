@@ -41,6 +41,9 @@ extension PostgresJobQueue {
             if let due = selection.runAtDueBy {
                 conditions.append("run_at <= \(bind(due))")
             }
+            if let owner = selection.leaseOwner {
+                conditions.append("lease_owner = \(bind(owner))")
+            }
             if let expiry = selection.leaseExpiredBy {
                 conditions.append("lease_expires_at <= \(bind(expiry))")
             }

@@ -8,7 +8,8 @@ import PostgresNIO
 /// - Uses a pooled `PostgresClient` (it reconnects after a server restart); operations failing with
 ///   a connection error are retried a few times with a short delay.
 /// - Every state change locks its jobs (`SELECT … FOR UPDATE`; claims and rescues with `SKIP LOCKED`),
-///   applies the state machine and writes them back in one transaction.
+///   applies the state machine and writes them back in one transaction; a claim, a heartbeat and a
+///   success (``UniformJobWrite``) do all of it in one statement.
 /// - Enqueue, and every change that leaves a job claimable (release, rescue, ``retryDead(campaign:)``,
 ///   ``requeue(jobIDs:reason:)``), NOTIFY a channel; ``waitForWork(timeout:)``
 ///   LISTENs on it (one dedicated connection, opened on first use), with the timeout as polling fallback.

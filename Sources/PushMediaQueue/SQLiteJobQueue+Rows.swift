@@ -55,6 +55,10 @@ extension SQLiteJobQueue {
             conditions.append("run_at <= ?")
             arguments += [due.queueMilliseconds]
         }
+        if let owner = selection.leaseOwner {
+            conditions.append("lease_owner = ?")
+            arguments += [owner]
+        }
         if let expiry = selection.leaseExpiredBy {
             conditions.append("lease_expires_at <= ?")
             arguments += [expiry.queueMilliseconds]

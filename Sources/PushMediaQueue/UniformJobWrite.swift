@@ -5,12 +5,24 @@ import Foundation
 /// (it is the machine's own rule, not a copy), so a backend may write it in the very statement that
 /// selects and locks the jobs, one round trip instead of lock → read → write back.
 ///
-/// Only a claim has one today: running, one more attempt, the new lease.
+/// A claim (running, one more attempt, the new lease), a heartbeat (the lease's new expiry) and a
+/// success (the result, finished, lease cleared) have one; a failure appends to the job's error
+/// history with its attempt number, a rescue or release depends on the attempts left, so they
+/// have none.
 struct UniformJobWrite: Sendable, Hashable {
+    /// What a finishing write sets besides the state.
+    struct Finish: Sendable, Hashable {
+        let result: Data?
+        let lastError: JobError?
+        let finishedAt: Date
+    }
+
     /// The states the transition is legal from.
     let fromStates: [JobState]
-    /// The transition is legal only for jobs whose run-at is at or before this time.
-    let runAtDueBy: Date
+    /// When set, the transition is legal only for jobs whose run-at is at or before this time.
+    let runAtDueBy: Date?
+    /// When set, the transition is legal only for jobs whose lease this owner holds.
+    let leaseHeldBy: String?
     /// The state written.
     let state: JobState
     /// Added to the job's attempts.
@@ -21,10 +33,13 @@ struct UniformJobWrite: Sendable, Hashable {
     let leaseExpiresAt: Date?
     /// The update time written.
     let updatedAt: Date
+    /// The result, last error and finish time written, when the write finishes the job.
+    let finish: Finish?
 
     /// Whether the transition is legal for `job`: the statement's `WHERE` says the same.
     func accepts(_ job: Job) -> Bool {
-        fromStates.contains(job.state) && job.runAt <= runAtDueBy
+        fromStates.contains(job.state) && runAtDueBy.map { job.runAt <= $0 } ?? true
+            && leaseHeldBy.map { job.leaseOwner == $0 } ?? true
     }
 
     /// `job` with the write applied.
@@ -35,6 +50,11 @@ struct UniformJobWrite: Sendable, Hashable {
         next.leaseOwner = leaseOwner
         next.leaseExpiresAt = leaseExpiresAt
         next.updatedAt = updatedAt
+        if let finish {
+            next.result = finish.result
+            next.lastError = finish.lastError
+            next.finishedAt = finish.finishedAt
+        }
         return next
     }
 
@@ -42,7 +62,8 @@ struct UniformJobWrite: Sendable, Hashable {
     func restricting(_ selection: JobSelection) -> JobSelection {
         var narrowed = selection
         narrowed.states = selection.states.map { states in states.filter(fromStates.contains) } ?? fromStates
-        narrowed.runAtDueBy = selection.runAtDueBy.map { min($0, runAtDueBy) } ?? runAtDueBy
+        narrowed.runAtDueBy = [selection.runAtDueBy, runAtDueBy].compactMap { $0 }.min()
+        if let leaseHeldBy { narrowed.leaseOwner = leaseHeldBy }
         return narrowed
     }
 }

@@ -2,18 +2,18 @@ import Foundation
 @testable import PushMediaQueue
 import Testing
 
-/// A claim on PostgreSQL is one statement whose `WHERE` and `SET` come from ``UniformJobWrite``;
+/// A claim, a heartbeat and a success on PostgreSQL are one statement each, whose `WHERE` and
+/// `SET` come from ``UniformJobWrite``;
 /// these check that value against the state machine it stands for, without a database.
 @Suite("UniformJobWrite")
 struct UniformJobWriteTests {
     let machine = JobStateMachine()
     let t0 = Date(timeIntervalSince1970: 1_000_000)
 
-    @Test("only a claim writes the same thing to every job")
-    func onlyClaims() {
+    @Test("a claim, a heartbeat and a success write the same thing to every job; the others do not")
+    func which() {
         let error = JobError(code: "e", message: "m")
         let others: [JobTransition] = [
-            .heartbeat(owner: "w", leaseExpiresAt: t0), .succeed(owner: "w", result: Data()),
             .failPermanently(owner: "w", error: error, result: nil),
             .failTransiently(owner: "w", error: error, retryAt: t0), .rescue, .release(owner: "w"), .retryDead,
             .reprocess(reason: "r"),
@@ -21,30 +21,53 @@ struct UniformJobWriteTests {
         for transition in others {
             #expect(machine.uniformWrite(transition, at: t0) == nil, "\(transition.name)")
         }
-        #expect(machine.uniformWrite(.claim(owner: "w", leaseExpiresAt: t0), at: t0) != nil)
+        for transition in uniform {
+            #expect(machine.uniformWrite(transition, at: t0) != nil, "\(transition.name)")
+        }
     }
 
-    @Test("the claim's guard accepts exactly the jobs the state machine lets a claim take, and its write is what the machine returns")
+    let uniform: [JobTransition] = [
+        .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 1_000_030)),
+        .heartbeat(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 1_000_060)),
+        .succeed(owner: "w", result: Data("{\"ok\":true}".utf8)),
+    ]
+
+    @Test("each write's guard accepts exactly the jobs the state machine accepts, and its write is what the machine returns")
     func agreesWithTheMachine() throws {
         var random = SystemRandomNumberGenerator()
-        for _ in 0..<2000 {
+        for _ in 0..<3000 {
             let state = JobState.allCases.randomElement(using: &random)!
             let attempts = Int.random(in: 0...5, using: &random)
             let runAt = t0.addingTimeInterval(Double(Int.random(in: -3...3, using: &random)))
-            let owner: String? = state == .running ? "old" : nil
+            let owner = [nil, "w", "other"].randomElement(using: &random)!
+            let lastError = Bool.random(using: &random) ? JobError(code: "t", message: "before") : nil
             let job = Job(
                 id: 1, campaign: "c", source: "s", profile: "p", state: state, attempts: attempts, maxAttempts: 5,
-                runAt: runAt, leaseOwner: owner, leaseExpiresAt: owner.map { _ in t0 }, createdAt: t0, updatedAt: t0)
-            let transition = JobTransition.claim(owner: "w", leaseExpiresAt: t0.addingTimeInterval(30))
+                runAt: runAt, leaseOwner: owner, leaseExpiresAt: owner.map { _ in t0 }, lastError: lastError,
+                createdAt: t0, updatedAt: t0)
+            let transition = uniform.randomElement(using: &random)!
             let write = try #require(machine.uniformWrite(transition, at: t0))
             let byMachine = try? machine.apply(transition, to: job, at: t0)
-            #expect(write.accepts(job) == (byMachine != nil), "\(state) run-at \(runAt)")
+            #expect(write.accepts(job) == (byMachine != nil), "\(transition.name) from \(state), owner \(owner ?? "none")")
             if let byMachine {
-                let written = write.applied(to: job)
-                #expect(written == byMachine)
-                #expect(written.state == .running && written.attempts == attempts + 1 && written.leaseOwner == "w")
+                #expect(write.applied(to: job) == byMachine)
             }
         }
+    }
+
+    @Test("what each write sets")
+    func writes() throws {
+        let running = Job(
+            id: 1, campaign: "c", source: "s", profile: "p", state: .running, attempts: 2, maxAttempts: 5, runAt: t0,
+            leaseOwner: "w", leaseExpiresAt: t0, lastError: JobError(code: "t", message: "m"), createdAt: t0, updatedAt: t0)
+        let later = t0.addingTimeInterval(5)
+        let beat = try #require(machine.uniformWrite(uniform[1], at: later)).applied(to: running)
+        #expect(beat.state == .running && beat.leaseOwner == "w" && beat.attempts == 2)
+        #expect(beat.leaseExpiresAt == Date(timeIntervalSince1970: 1_000_060) && beat.updatedAt == later)
+        #expect(beat.lastError == running.lastError && beat.finishedAt == nil)
+        let done = try #require(machine.uniformWrite(uniform[2], at: later)).applied(to: running)
+        #expect(done.state == .succeeded && done.leaseOwner == nil && done.leaseExpiresAt == nil && done.attempts == 2)
+        #expect(done.result == Data("{\"ok\":true}".utf8) && done.lastError == nil && done.finishedAt == later)
     }
 
     @Test("restricting a selection keeps its other criteria and adds the write's guard")
@@ -54,6 +77,9 @@ struct UniformJobWriteTests {
         #expect(write.restricting(claimable) == claimable, "a claim's own selection already is the guard")
         let one = write.restricting(.job(4))
         #expect(one.ids == [4] && Set(one.states ?? []) == [.queued, .retrying] && one.runAtDueBy == t0)
+        let heartbeat = try #require(machine.uniformWrite(uniform[1], at: t0)).restricting(.job(4))
+        #expect(heartbeat.ids == [4] && heartbeat.states == [.running] && heartbeat.leaseOwner == "w")
+        #expect(heartbeat.runAtDueBy == nil)
         var wider = JobSelection(states: [.queued, .running, .dead], runAtDueBy: t0.addingTimeInterval(60))
         wider = write.restricting(wider)
         #expect(wider.states == [.queued] && wider.runAtDueBy == t0)
