@@ -67,6 +67,15 @@ int pm_min(VipsImage *in, double *out);
 int pm_deviate(VipsImage *in, double *out);
 /// Joins images top to bottom (across = 1) or in a grid.
 int pm_arrayjoin(VipsImage **in, int n, VipsImage **out, int across);
+/// Makes frame `index` of an animation: a new reference, or NULL with a libvips error set.
+typedef VipsImage *(*pm_frame_maker)(int index, void *context);
+/// `count` frames of one size stacked top to bottom, each made by `make` when its rows are first
+/// read and released when reading moves on (vips_frames.c), so memory holds one frame's pipeline
+/// per thread, whatever the count. Frame 0 is made at once. `release(context)` runs when the
+/// image is freed (or at once on failure).
+int pm_join_frames(int count, pm_frame_maker make, void *context, void (*release)(void *context), VipsImage **out);
+/// Sets libvips' error (for errors raised while making a frame).
+void pm_vips_error(const char *domain, const char *message);
 /// A new header around the same pixels, so metadata can be set without touching the input.
 int pm_copy(VipsImage *in, VipsImage **out);
 /// Rotates by a multiple of 90° clockwise.

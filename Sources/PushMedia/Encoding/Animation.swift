@@ -7,8 +7,9 @@ import PushMediaModel
 /// Frames come from ``open``, a lazy decode of the whole animation (frames stacked, each
 /// ``sourceSize`` high) that reads the file again on every call; only what a consumer pulls is
 /// computed, a strip at a time. ``gifData(scale:_:)`` feeds the GIF saver, which takes a frame at
-/// a time; ``frame(_:)`` and ``proxies(_:longSide:)`` copy out one frame or small proxies. Memory
-/// is a few frames, never frames × pixels.
+/// a time, and builds each frame's cut only when the saver reaches it; ``frame(_:)`` and
+/// ``proxies(_:longSide:)`` copy out one frame or small proxies. Memory is a few frames, never
+/// frames × pixels, and no per-frame state piles up.
 struct Animation {
     /// A fresh lazy decode of every source frame, stacked top to bottom.
     var open: () throws -> Vips.Image
@@ -98,10 +99,16 @@ struct Animation {
     /// with their timing, and the GIF saver pulls a frame at a time, so only a few frames are
     /// ever decoded at once. Returns the bytes and the frame size.
     func gifData(scale: Double = 1, _ settings: GIFSettings) throws -> (data: Data, width: Int, height: Int) {
-        try withFrames(at: Array(indices.indices)) { frames in
-            let scaled = try frames.map { try $0.scaled(by: scale) }
-            let joined = try Vips.Image.animation(frames: scaled, delays: delays, loop: loop)
-            return try joined.killed(at: deadline) { (try joined.gifData(settings), scaled[0].width, scaled[0].height) }
+        let stacked = try open()
+        let (indices, sourceSize, transform) = (self.indices, self.sourceSize, self.transform)
+        let joined = try Vips.Image.animation(count: indices.count, delays: delays, loop: loop) { position in
+            let top = indices[position] * sourceSize.height
+            let frame = try stacked.extractArea(left: 0, top: top, width: sourceSize.width, height: sourceSize.height)
+            return try transform(frame).scaled(by: scale)
+        }
+        let frameHeight = joined.height / max(1, indices.count)
+        return try stacked.killed(at: deadline) {
+            try joined.killed(at: deadline) { (try joined.gifData(settings), joined.width, frameHeight) }
         }
     }
 

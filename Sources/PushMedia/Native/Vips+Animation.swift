@@ -24,6 +24,37 @@ extension Vips.Image {
         return result
     }
 
+    /// `count` frames of one size joined top to bottom into one animation image with its timing,
+    /// each made by `frame` only when the image's consumer reaches its rows and dropped when it
+    /// moves on (`pm_join_frames`), so memory holds one frame's pipeline at a time, not `count`.
+    /// `frame` runs on libvips' threads, so it only builds libvips operations from its inputs.
+    static func animation(
+        count: Int, delays: [Int], loop: Int, frame: @escaping (Int) throws -> Vips.Image
+    ) throws -> Vips.Image {
+        let maker = Unmanaged.passRetained(FrameMaker(frame)).toOpaque()
+        let joined = try Vips.call("join_frames") { out in
+            pm_join_frames(Int32(count), { index, context in
+                let maker = Unmanaged<FrameMaker>.fromOpaque(context!).takeUnretainedValue()
+                do {
+                    let image = try maker.make(Int(index))
+                    g_object_ref(image.pointer)
+                    return image.pointer
+                } catch {
+                    pm_vips_error("join_frames", "frame \(index): \(error)")
+                    return nil
+                }
+            }, maker, { context in
+                Unmanaged<FrameMaker>.fromOpaque(context!).release()
+            }, out)
+        }
+        let result = try Vips.call("copy") { pm_copy(joined.pointer, $0) }
+        vips_image_set_int(result.pointer, "page-height", Int32(joined.height / max(1, count)))
+        vips_image_set_int(result.pointer, "loop", Int32(loop))
+        var delays32 = delays.map { Int32(clamping: $0) }
+        vips_image_set_array_int(result.pointer, "delay", &delays32, Int32(delays32.count))
+        return result
+    }
+
     /// Standard deviation over all bands (how much is going on in the image).
     func deviation() throws -> Double {
         var value = 0.0
@@ -126,4 +157,10 @@ extension Vips.Image {
         try Vips.start()
         return try Vips.call("noise") { pm_noise_rgb($0, Int32(width), Int32(height), sigma, Int32(seed)) }
     }
+}
+
+/// The Swift closure behind a `pm_join_frames` image, kept alive by it.
+private final class FrameMaker: @unchecked Sendable {
+    let make: (Int) throws -> Vips.Image
+    init(_ make: @escaping (Int) throws -> Vips.Image) { self.make = make }
 }
