@@ -93,10 +93,6 @@ int pm_min(VipsImage *in, double *out) { return vips_min(in, out, NULL); }
 
 int pm_deviate(VipsImage *in, double *out) { return vips_deviate(in, out, NULL); }
 
-int pm_arrayjoin(VipsImage **in, int n, VipsImage **out, int across) {
-    return vips_arrayjoin(in, out, n, "across", across, NULL);
-}
-
 int pm_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL); }
 
 int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, const pm_gif_settings *s) {

@@ -65,8 +65,6 @@ int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
                  VipsInteresting interesting, int *attention_x, int *attention_y);
 int pm_min(VipsImage *in, double *out);
 int pm_deviate(VipsImage *in, double *out);
-/// Joins images top to bottom (across = 1) or in a grid.
-int pm_arrayjoin(VipsImage **in, int n, VipsImage **out, int across);
 /// Makes frame `index` of an animation: a new reference, or NULL with a libvips error set.
 typedef VipsImage *(*pm_frame_maker)(int index, void *context);
 /// `count` frames of one size stacked top to bottom, each made by `make` when its rows are first

@@ -88,11 +88,19 @@ struct Animation {
     /// transformed; the decode stops at ``deadline``.
     func withFrames<T>(at positions: [Int], _ body: ([Vips.Image]) throws -> T) throws -> T {
         let stacked = try open()
-        let frames = try positions.map { position in
+        let cut = frameCutter(stacked)
+        let frames = try positions.map(cut)
+        return try stacked.killed(at: deadline) { try body(frames) }
+    }
+
+    /// Makes the frame at a position (of ``indices``) of `stacked` (a decode from ``open``),
+    /// transformed: lazily, holding no pixels.
+    private func frameCutter(_ stacked: Vips.Image) -> (Int) throws -> Vips.Image {
+        let (indices, sourceSize, transform) = (self.indices, self.sourceSize, self.transform)
+        return { position in
             let top = indices[position] * sourceSize.height
             return try transform(stacked.extractArea(left: 0, top: top, width: sourceSize.width, height: sourceSize.height))
         }
-        return try stacked.killed(at: deadline) { try body(frames) }
     }
 
     /// Every frame, scaled by `scale`, as a GIF: the frames are stacked lazily into one image
@@ -100,11 +108,9 @@ struct Animation {
     /// ever decoded at once. Returns the bytes and the frame size.
     func gifData(scale: Double = 1, _ settings: GIFSettings) throws -> (data: Data, width: Int, height: Int) {
         let stacked = try open()
-        let (indices, sourceSize, transform) = (self.indices, self.sourceSize, self.transform)
+        let cut = frameCutter(stacked)
         let joined = try Vips.Image.animation(count: indices.count, delays: delays, loop: loop) { position in
-            let top = indices[position] * sourceSize.height
-            let frame = try stacked.extractArea(left: 0, top: top, width: sourceSize.width, height: sourceSize.height)
-            return try transform(frame).scaled(by: scale)
+            try cut(position).scaled(by: scale)
         }
         let frameHeight = joined.height / max(1, indices.count)
         return try stacked.killed(at: deadline) {

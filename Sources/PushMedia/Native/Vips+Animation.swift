@@ -9,19 +9,11 @@ extension Vips.Image {
         return try (0..<count).map { try extractArea(left: 0, top: $0 * pageHeight, width: width, height: pageHeight) }
     }
 
-    /// Frames joined top to bottom into one animation image with its timing.
+    /// Frames of one size joined top to bottom into one animation image with its timing (read
+    /// one frame at a time, like ``animation(count:delays:loop:frame:)``).
     static func animation(frames: [Vips.Image], delays: [Int], loop: Int) throws -> Vips.Image {
-        guard let first = frames.first else { throw Vips.Error(operation: "arrayjoin", message: "no frames") }
-        var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map { $0.pointer }
-        let joined = try Vips.call("arrayjoin") { out in
-            pointers.withUnsafeMutableBufferPointer { pm_arrayjoin($0.baseAddress, Int32(frames.count), out, 1) }
-        }
-        let result = try Vips.call("copy") { pm_copy(joined.pointer, $0) }
-        vips_image_set_int(result.pointer, "page-height", Int32(first.height))
-        vips_image_set_int(result.pointer, "loop", Int32(loop))
-        var delays32 = delays.map { Int32(clamping: $0) }
-        vips_image_set_array_int(result.pointer, "delay", &delays32, Int32(delays32.count))
-        return result
+        guard !frames.isEmpty else { throw Vips.Error(operation: "join_frames", message: "no frames") }
+        return try animation(count: frames.count, delays: delays, loop: loop) { frames[$0] }
     }
 
     /// `count` frames of one size joined top to bottom into one animation image with its timing,
@@ -47,6 +39,7 @@ extension Vips.Image {
                 Unmanaged<FrameMaker>.fromOpaque(context!).release()
             }, out)
         }
+        // A new header around the same pixels, so the timing is set without touching `joined`.
         let result = try Vips.call("copy") { pm_copy(joined.pointer, $0) }
         vips_image_set_int(result.pointer, "page-height", Int32(joined.height / max(1, count)))
         vips_image_set_int(result.pointer, "loop", Int32(loop))
