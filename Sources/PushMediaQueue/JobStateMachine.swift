@@ -21,9 +21,13 @@ public struct JobStateMachine: Sendable {
             guard write.accepts(job) else { throw illegal(job, transition) }
             next = write.applied(to: job)
 
-        case .heartbeat(let owner, _), .succeed(let owner, _):
+        case let .heartbeat(owner, leaseExpiresAt):
             try requireLease(job, owner, transition)
-            next = uniformWrite(transition, at: now)!.applied(to: job)
+            next = heartbeatWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now).applied(to: job)
+
+        case let .succeed(owner, result):
+            try requireLease(job, owner, transition)
+            next = succeedWrite(owner: owner, result: result, at: now).applied(to: job)
 
         case let .failPermanently(owner, error, result):
             try requireLease(job, owner, transition)
@@ -116,17 +120,24 @@ public struct JobStateMachine: Sendable {
         case let .claim(owner, leaseExpiresAt):
             claimWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
         case let .heartbeat(owner, leaseExpiresAt):
-            UniformJobWrite(
-                fromStates: [.running], runAtDueBy: nil, leaseHeldBy: owner, state: .running, attemptsDelta: 0,
-                leaseOwner: owner, leaseExpiresAt: leaseExpiresAt, updatedAt: now, finish: nil)
+            heartbeatWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
         case let .succeed(owner, result):
-            UniformJobWrite(
-                fromStates: [.running], runAtDueBy: nil, leaseHeldBy: owner, state: .succeeded, attemptsDelta: 0,
-                leaseOwner: nil, leaseExpiresAt: nil, updatedAt: now,
-                finish: .init(result: result, lastError: nil, finishedAt: now))
+            succeedWrite(owner: owner, result: result, at: now)
         case .failPermanently, .failTransiently, .rescue, .release, .retryDead, .reprocess:
             nil
         }
+    }
+
+    private func heartbeatWrite(owner: String, leaseExpiresAt: Date, at now: Date) -> UniformJobWrite {
+        UniformJobWrite(
+            fromStates: [.running], runAtDueBy: nil, leaseHeldBy: owner, state: .running, attemptsDelta: 0,
+            leaseOwner: owner, leaseExpiresAt: leaseExpiresAt, updatedAt: now, finish: nil)
+    }
+
+    private func succeedWrite(owner: String, result: Data, at now: Date) -> UniformJobWrite {
+        UniformJobWrite(
+            fromStates: [.running], runAtDueBy: nil, leaseHeldBy: owner, state: .succeeded, attemptsDelta: 0,
+            leaseOwner: nil, leaseExpiresAt: nil, updatedAt: now, finish: .init(result: result, lastError: nil, finishedAt: now))
     }
 
     private func claimWrite(owner: String, leaseExpiresAt: Date, at now: Date) -> UniformJobWrite {
