@@ -27,9 +27,7 @@ RUN apt-get update \
         libavcodec-dev \
         libavformat-dev \
         libavutil-dev \
-        libblas-dev \
         libdlib-dev \
-        liblapack-dev \
         libsqlite3-dev \
         libswresample-dev \
         libswscale-dev \
@@ -49,8 +47,8 @@ FROM debian:bookworm-slim AS runtime
 
 # Exactly the shared libraries pushmedia loads (scripts/check-container proves it with ldd), plus
 # ca-certificates for HTTPS and tini to reap children and forward signals as PID 1. dlib (the face
-# detector) is linked statically, so no libdlib19.1 (nor the 97 MB libdlib-data it depends on):
-# only the LAPACK and BLAS it calls, liblapack3 and libblas3.
+# detector) is linked statically, without BLAS and LAPACK, so nothing at all for it: no libdlib19.1
+# (nor the 97 MB libdlib-data it depends on), no liblapack3 or libblas3.
 # One package per line: scripts/check-container reads this list.
 # Pinned by the bookworm suite, not per package (see the build stage).
 # hadolint ignore=DL3008
@@ -60,8 +58,6 @@ RUN apt-get update \
         libavcodec59 \
         libavformat59 \
         libavutil57 \
-        libblas3 \
-        liblapack3 \
         libsqlite3-0 \
         libswresample4 \
         libswscale6 \

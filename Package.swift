@@ -55,7 +55,7 @@ let package = Package(
             // dlib's detector is templates compiled here: unoptimised (debug builds) a search takes
             // seconds instead of milliseconds, so this one file is always optimised.
             cxxSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary(":libdlib.a"), .linkedLibrary("lapack"), .linkedLibrary("blas")]
+            linkerSettings: [.linkedLibrary(":libdlib.a")]
         ),
 
         // The shared vocabulary: manifest, profile, error codes, clip rects. Pure Swift, no I/O.

@@ -2,10 +2,9 @@
 # against when they are missing (Debian bookworm; Swift 6 must already be installed).
 
 # The -dev packages of the C libraries PushMedia links (SQLite for the embedded queue, via GRDB;
-# dlib's face detector, linked statically from libdlib-dev's libdlib.a, with the LAPACK and BLAS
-# Debian's dlib is configured with).
+# dlib's face detector, linked statically from libdlib-dev's libdlib.a, without BLAS and LAPACK).
 BUILD_PACKAGES=(pkg-config libvips-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libsqlite3-dev
-  libdlib-dev liblapack-dev libblas-dev)
+  libdlib-dev)
 
 as_root() {
   if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
