@@ -4,7 +4,7 @@ import PushMediaModel
 
 /// Frontal faces through dlib's HOG detector (`CFaceDetect`, compiled in, its model decoded once
 /// per process from `frontal_face_model.h`, no model file).
-/// Only ever given a small proxy: the search costs about 50 ms on a 512 px one.
+/// Only ever given a small proxy: the search costs 50-100 ms of CPU on a 512 px one (BENCHMARKS.md).
 enum FaceDetector {
     /// Why detection failed: libvips could not make the grey pixels, or dlib reported an error.
     struct Failure: Error, CustomStringConvertible {
