@@ -44,12 +44,14 @@ let package = Package(
         // Small C functions for what Swift cannot call: vips' variadic API and FFmpeg's macros.
         .target(
             name: "CPushMediaShims",
-            dependencies: ["CVips", "CFFmpeg"]
+            dependencies: ["CVips", "CFFmpeg"],
+            // GModule (part of GLib, already loaded with libvips) opens libvips' HEIF module.
+            linkerSettings: [.linkedLibrary("gmodule-2.0")]
         ),
         // Frontal faces: dlib's HOG detector (its model is compiled in) behind a plain C header.
-        // dlib is linked statically (`libdlib.a` from libdlib-dev), so the runtime needs no
-        // libdlib19.1 and none of the 97 MB libdlib-data it depends on, only the LAPACK and BLAS
-        // that Debian's dlib is configured with.
+        // dlib is linked statically (`libdlib.a` from libdlib-dev) and compiled without BLAS and
+        // LAPACK, so the runtime needs no package for it: no libdlib19.1, none of the 97 MB
+        // libdlib-data it depends on, no liblapack3 or libblas3.
         .target(
             name: "CFaceDetect",
             // dlib's detector is templates compiled here: unoptimised (debug builds) a search takes

@@ -76,7 +76,7 @@ struct HostileInputTests {
         #expect(abs(probed.duration - 2) < 0.2, "\(probed.duration)")
     }
 
-    @Test("libvips never loads SVG, PDF or anything else it would guess, even from cover-art bytes")
+    @Test("libvips never loads SVG, PDF or anything else it would guess, even from cover-art bytes; its modules but HEIF's are not loaded")
     func libvipsLoadersBlocked() throws {
         try Vips.start()
         let svg = Data("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><rect width=\"10\" height=\"10\"/></svg>".utf8)
@@ -93,6 +93,16 @@ struct HostileInputTests {
             #expect(Vips.isBlocked(allowed) == false, "\(allowed) is blocked")
         }
         #expect(Vips.isBlocked("svgload_buffer") == true, "the SVG loader exists and is blocked")
+        // libvips' modules other than HEIF's are never loaded, so their loaders do not even exist.
+        // (Unless this process started with a VIPSHOME of its own: /proc/self/environ is the
+        // environment as the process started, before libvips or PushMedia set VIPSHOME.)
+        let startEnvironment = try Data(contentsOf: URL(fileURLWithPath: "/proc/self/environ"))
+        let startedWithHome = startEnvironment.split(separator: 0).contains { $0.starts(with: Data("VIPSHOME=".utf8)) }
+        if !startedWithHome || ProcessInfo.processInfo.environment["VIPSHOME"]?.hasPrefix("/nonexistent/pushmedia") == true {
+            for absent in ["magickload_buffer", "pdfload_buffer", "jxlload_buffer", "openslideload_source"] {
+                #expect(Vips.isBlocked(absent) == nil, "\(absent) was loaded")
+            }
+        }
         let jpeg = try Data(contentsOf: Fixtures.url("photos/landscape.jpg"))
         #expect(try Vips.Image.decode(jpeg).width > 0)
     }
