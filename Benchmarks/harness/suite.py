@@ -209,22 +209,23 @@ class Suite:
         poster_t = (media.get("options") or {}).get("thumbnailTime") or 0
         cli_out = self.o("c5-cli-poster")
 
-        def cli_poster(clip: Path, out: Path, t: float) -> str:
+        def cli_crops(clip: Path, out: Path, seek: str, pick: str) -> str:
+            """ffprobe, then one ffmpeg writing PushMedia's two crops of one frame: the frame at
+            `seek` (`-ss T`), or the one the `pick` filter keeps."""
             return (f'ffprobe -v error -show_format -show_streams -of json "{clip}" > "{out}/probe.json" && '
-                    f'ffmpeg -v error -y -ss {t:.3f} -i "{clip}" -filter_complex '
-                    f'"[0:v]split=2[a][b];[a]scale=1200:600:force_original_aspect_ratio=increase,crop=1200:600[e];'
+                    f'ffmpeg -v error -y {seek} -i "{clip}" -filter_complex '
+                    f'"[0:v]{pick}split=2[a][b];[a]scale=1200:600:force_original_aspect_ratio=increase,crop=1200:600[e];'
                     f'[b]scale=300:300:force_original_aspect_ratio=increase,crop=300:300[t]" '
                     f'-map "[e]" -frames:v 1 -q:v 4 "{out}/expanded.jpg" -map "[t]" -frames:v 1 -q:v 4 "{out}/thumb.jpg"')
+
+        def cli_poster(clip: Path, out: Path, t: float) -> str:
+            return cli_crops(clip, out, f"-ss {t:.3f}", "")
 
         def cli_thumbnail(clip: Path, out: Path, frames: int) -> str:
             # The peer doing the same work: ffmpeg's thumbnail filter also decodes `frames` frames
             # and keeps the most representative one (PushMedia decodes about 2 s, 60 frames at
             # 30 fps, and scores 24 of them).
-            return (f'ffprobe -v error -show_format -show_streams -of json "{clip}" > "{out}/probe.json" && '
-                    f'ffmpeg -v error -y -i "{clip}" -filter_complex '
-                    f'"[0:v]thumbnail={frames},split=2[a][b];[a]scale=1200:600:force_original_aspect_ratio=increase,crop=1200:600[e];'
-                    f'[b]scale=300:300:force_original_aspect_ratio=increase,crop=300:300[t]" '
-                    f'-map "[e]" -frames:v 1 -q:v 4 "{out}/expanded.jpg" -map "[t]" -frames:v 1 -q:v 4 "{out}/thumb.jpg"')
+            return cli_crops(clip, out, "", f"thumbnail={frames},")
 
         cs = [
             Contender("pushmedia (probe + poster, kept)", pushmedia_cmd(kept, pm_out, 1), setup=lambda: fresh(pm_out), check=check_all_ok(pm_out, 1)),
