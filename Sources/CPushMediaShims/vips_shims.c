@@ -16,39 +16,48 @@ static void drop_vips_warning(const gchar *domain, GLogLevelFlags level, const g
 }
 
 // When it starts, libvips loads every module in its vips-modules-X.Y folder: ImageMagick, poppler
-// (PDF), OpenSlide, JPEG XL and HEIF, 23 more libraries whose constructors run, though PushMedia's
-// allow-list blocks every loader in them but HEIF's. So libvips is given a prefix with no modules
-// (VIPSHOME, which libvips itself would otherwise set to its guess), and the HEIF module alone is
-// loaded from next to libvips. About 25-35 ms of CPU per process (BENCHMARKS.md, "Start-up"). An
-// environment that sets VIPSHOME to anything else keeps libvips' own module loading.
+// (PDF), OpenSlide, JPEG XL and HEIF, with 19 libraries nothing else loads (libjxl itself comes
+// with FFmpeg), though PushMedia's allow-list blocks every loader in them but HEIF's. So libvips
+// is given a prefix with no modules (VIPSHOME, which libvips itself would otherwise set to its
+// guess), and the HEIF module alone is opened from libvips' own folder. About 20 ms of CPU per
+// process (BENCHMARKS.md, "Start-up"). An environment that sets VIPSHOME to anything else keeps
+// libvips' own module loading.
 static const char *const pm_prefix_without_modules = "/nonexistent/pushmedia-loads-the-heif-module-itself";
 
-static int load_heif_module(void) {
-    if (g_type_from_name("VipsForeignLoadHeif")) return 0;
+// Like libvips' own module loading, a HEIF module that cannot be opened only costs HEIF: it is
+// said once on standard error, and HEIF files then fail to load with libvips' message.
+static void load_heif_module(void) {
+    if (g_type_from_name("VipsForeignLoadHeif")) return;
     Dl_info library;
-    if (!dladdr((void *)vips_init, &library) || !library.dli_fname) {
-        vips_error("vips_init", "cannot find libvips' folder for its HEIF module");
-        return -1;
+    char *resolved = NULL;
+    if (dladdr((void *)vips_init, &library) && library.dli_fname) resolved = realpath(library.dli_fname, NULL);
+    if (!resolved) {
+        g_printerr("pushmedia: cannot find libvips' folder: HEIF images will not load\n");
+        return;
     }
-    char *folder = g_path_get_dirname(library.dli_fname);
+    char *folder = g_path_get_dirname(resolved);
+    free(resolved);
     char *path = g_strdup_printf("%s/vips-modules-%d.%d/vips-heif.so", folder, vips_version(0), vips_version(1));
     g_free(folder);
     // Its g_module_check_init registers the HEIF loaders and makes the module resident.
-    GModule *module = g_module_open(path, G_MODULE_BIND_LAZY);
-    if (!module) vips_error("vips_init", "cannot load libvips' HEIF module %s: %s", path, g_module_error());
+    if (!g_module_open(path, G_MODULE_BIND_LAZY)) {
+        g_printerr("pushmedia: cannot load libvips' HEIF module (%s): HEIF images will not load\n", g_module_error());
+    }
     g_free(path);
-    return module ? 0 : -1;
 }
 
 static gpointer do_startup(gpointer argv0) {
-    // Child processes inherit the prefix set here: they too load the HEIF module themselves.
+    // A PushMedia process started by this one inherits the prefix and opens the HEIF module
+    // itself too. (Any other libvips program would inherit it as well and load no module at all:
+    // PushMedia starts none.)
     const char *home = g_getenv("VIPSHOME");
     gboolean own_modules = home == NULL || strcmp(home, pm_prefix_without_modules) == 0;
     if (home == NULL) g_setenv("VIPSHOME", pm_prefix_without_modules, FALSE);
-    if (VIPS_INIT((const char *)argv0) != 0 || (own_modules && load_heif_module() != 0)) {
+    if (VIPS_INIT((const char *)argv0) != 0) {
         startup_result = -1;
         return NULL;
     }
+    if (own_modules) load_heif_module();
     // Each item opens different files: the operation cache would only keep their pixels alive.
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
