@@ -125,4 +125,35 @@ struct CommandLineTests {
         #expect(result.output.contains("libvips 8."))
         #expect(result.output.contains("libavformat 59."))
     }
+
+    @Test("without libvips' HEIF module (libvips found in a folder without modules) only HEIF fails, said once")
+    func missingHEIFModule() throws {
+        // This test process has libvips loaded: copy it to a folder with no vips-modules-8.x.
+        // (/proc files report size 0: read them to their end.)
+        let maps = String(decoding: try #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readDataToEndOfFile(), as: UTF8.self)
+        let libvips = try #require(maps.split(separator: "\n").compactMap { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init)
+        }.first { $0.hasSuffix("/libvips.so.42") || $0.contains("/libvips.so.42.") })
+        let folder = try Fixtures.temporaryFolder()
+        let lib = folder.appendingPathComponent("lib")
+        try FileManager.default.createDirectory(at: lib, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: libvips, toPath: lib.appendingPathComponent("libvips.so.42").path)
+        let input = folder.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        for name in ["photos/scene.heic", "photos/landscape.jpg"] {
+            try FileManager.default.copyItem(at: Fixtures.url(name), to: input.appendingPathComponent((name as NSString).lastPathComponent))
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_LIBRARY_PATH"] = lib.path
+        environment["VIPSHOME"] = nil
+        let out = folder.appendingPathComponent("out")
+        let result = try CommandRunner.run(pushmedia, ["process", input.path, "--out", out.path], environment: environment)
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error.components(separatedBy: "cannot load libvips' HEIF module").count == 2, "\(result.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.first { $0.source.hasSuffix("landscape.jpg") }?.status == .ok)
+        let heic = try #require(manifest.items.first { $0.source.hasSuffix("scene.heic") })
+        #expect(heic.status == .failed)
+        #expect(heic.error?.message.contains("heifload") == true, "\(heic.error?.message ?? "")")
+    }
 }

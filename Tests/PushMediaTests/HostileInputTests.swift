@@ -96,7 +96,8 @@ struct HostileInputTests {
         // libvips' modules other than HEIF's are never loaded, so their loaders do not even exist.
         // (Unless this process started with a VIPSHOME of its own: /proc/self/environ is the
         // environment as the process started, before libvips or PushMedia set VIPSHOME.)
-        let startEnvironment = try Data(contentsOf: URL(fileURLWithPath: "/proc/self/environ"))
+        let startEnvironment = try #require(FileHandle(forReadingAtPath: "/proc/self/environ")).readDataToEndOfFile()
+        #expect(!startEnvironment.isEmpty)
         let startedWithHome = startEnvironment.split(separator: 0).contains { $0.starts(with: Data("VIPSHOME=".utf8)) }
         if !startedWithHome || ProcessInfo.processInfo.environment["VIPSHOME"]?.hasPrefix("/nonexistent/pushmedia") == true {
             for absent in ["magickload_buffer", "pdfload_buffer", "jxlload_buffer", "openslideload_source"] {
