@@ -154,6 +154,7 @@ struct CommandLineTests {
         #expect(manifest.items.first { $0.source.hasSuffix("landscape.jpg") }?.status == .ok)
         let heic = try #require(manifest.items.first { $0.source.hasSuffix("scene.heic") })
         #expect(heic.status == .failed)
-        #expect(heic.error?.message.contains("heifload") == true, "\(heic.error?.message ?? "")")
+        #expect(heic.error?.code == .unsupportedType, "\(heic.error?.code.rawValue ?? "")")
+        #expect(heic.error?.message.contains("HEIF module is not available") == true, "\(heic.error?.message ?? "")")
     }
 }

@@ -9,6 +9,12 @@ enum ImageProber {
         let header: Vips.Image
         do {
             try Vips.start()
+            // HEIF's (and AVIF's) loader lives in a libvips module: if it could not be opened (said
+            // on stderr at start), the file is not corrupt, this host cannot read the format.
+            if Vips.Loader(format) == .heif, Vips.isBlocked("heifload_source") == nil {
+                throw ItemError(
+                    .unsupportedType, "\(format.rawValue) images cannot be read here: libvips' HEIF module is not available")
+            }
             let source = try Vips.Source(path: path)
             guard source.format == format else {
                 throw ItemError(
