@@ -32,19 +32,19 @@ enum FaceDetector {
         var grey = try image.colourspace(VIPS_INTERPRETATION_B_W)
         if grey.bands > 1 { grey = try grey.extractBands(0, count: 1) }
         if grey.bandFormat != VIPS_FORMAT_UCHAR { grey = try grey.cast(VIPS_FORMAT_UCHAR) }
-        var size = 0
-        guard let memory = vips_image_write_to_memory(grey.pointer, &size) else {
-            throw Vips.Error(operation: "write_to_memory", message: Vips.takeError())
-        }
-        defer { g_free(memory) }
+        let memory = try grey.memoryBytes()
         let width = grey.width
         let height = grey.height
-        guard size >= width * height else { throw Failure(message: "grey proxy is \(size) bytes, expected \(width * height)") }
+        guard memory.count >= width * height else {
+            throw Failure(message: "grey proxy is \(memory.count) bytes, expected \(width * height)")
+        }
         var boxes = [pm_face_box](repeating: pm_face_box(), count: maxFaces)
         var message = [CChar](repeating: 0, count: 256)
-        let count = pm_detect_faces(
-            memory.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(width), Int32(upsample),
-            &boxes, Int32(maxFaces), &message, message.count)
+        let count = memory.withUnsafeBytes { raw in
+            pm_detect_faces(
+                raw.bindMemory(to: UInt8.self).baseAddress, Int32(width), Int32(height), Int32(width), Int32(upsample),
+                &boxes, Int32(maxFaces), &message, message.count)
+        }
         guard count >= 0 else {
             throw Failure(message: "face detection: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         }

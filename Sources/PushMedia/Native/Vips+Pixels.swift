@@ -14,6 +14,15 @@ extension Vips.Image {
         return Vips.Image(owning: image)
     }
 
+    /// Every pixel, computed and copied out, band-interleaved, row by row.
+    func memoryBytes() throws -> Data {
+        var size = 0
+        guard let memory = vips_image_write_to_memory(pointer, &size) else {
+            throw Vips.Error(operation: "write_to_memory", message: Vips.takeError())
+        }
+        return Data(bytesNoCopy: memory, count: size, deallocator: .custom { pointer, _ in g_free(pointer) })
+    }
+
     /// Rotated clockwise by a multiple of 90 degrees.
     func rotated(clockwise degrees: Int) throws -> Vips.Image {
         let angle: VipsAngle =
