@@ -28,6 +28,7 @@ RUN apt-get update \
         libavformat-dev \
         libavutil-dev \
         libdlib-dev \
+        libgif-dev \
         libsqlite3-dev \
         libswresample-dev \
         libswscale-dev \
@@ -58,6 +59,7 @@ RUN apt-get update \
         libavcodec59 \
         libavformat59 \
         libavutil57 \
+        libgif7 \
         libsqlite3-0 \
         libswresample4 \
         libswscale6 \

@@ -45,8 +45,9 @@ let package = Package(
         .target(
             name: "CPushMediaShims",
             dependencies: ["CVips", "CFFmpeg"],
-            // GModule (part of GLib, already loaded with libvips) opens libvips' HEIF module.
-            linkerSettings: [.linkedLibrary("gmodule-2.0")]
+            // GModule (part of GLib, already loaded with libvips) opens libvips' HEIF module;
+            // giflib re-packs the GIFs libvips writes (gif_repack.c).
+            linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("gif")]
         ),
         // Frontal faces: dlib's HOG detector (its model is compiled in) behind a plain C header.
         // dlib is linked statically (`libdlib.a` from libdlib-dev) and compiled without BLAS and

@@ -2,9 +2,10 @@
 # against when they are missing (Debian bookworm; Swift 6 must already be installed).
 
 # The -dev packages of the C libraries PushMedia links (SQLite for the embedded queue, via GRDB;
-# dlib's face detector, linked statically from libdlib-dev's libdlib.a, without BLAS and LAPACK).
+# dlib's face detector, linked statically from libdlib-dev's libdlib.a, without BLAS and LAPACK;
+# giflib, which re-packs the GIFs libvips writes).
 BUILD_PACKAGES=(pkg-config libvips-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libsqlite3-dev
-  libdlib-dev)
+  libdlib-dev libgif-dev)
 
 as_root() {
   if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi

@@ -99,13 +99,15 @@ extension Vips.Image {
     /// at 3 it is much faster for a barely visible loss.
     static let gifEffort = 3
 
-    /// An animated GIF (libvips' cgif saver, which reads the image a frame at a time).
+    /// An animated GIF (libvips' cgif saver, which reads the image a frame at a time), then
+    /// re-packed losslessly (``GIFRepack``) unless the settings ask for cgif's bytes as they are.
     func gifData(_ settings: GIFSettings) throws -> Data {
         var c = pm_gif_settings(
             bitdepth: Int32(settings.paletteBits), effort: Int32(settings.effort), dither: settings.dither,
             interframe_maxerror: settings.interframeMaxError, reuse: settings.reusePalette ? 1 : 0,
             interpalette_maxerror: settings.interpaletteMaxError)
-        return try Vips.saveBuffer("gifsave") { buffer, length in pm_gifsave_buffer(pointer, buffer, length, &c) }
+        let gif = try Vips.saveBuffer("gifsave") { buffer, length in pm_gifsave_buffer(pointer, buffer, length, &c) }
+        return settings.repack ? GIFRepack.smallest(gif) : gif
     }
 
     /// An animated GIF with 2^bits colours and the default ``GIFSettings``.
@@ -129,11 +131,13 @@ struct GIFSettings: Equatable, Sendable {
     /// Keep the previous frame's palette while it fits within ``interpaletteMaxError``.
     var reusePalette = true
     var interpaletteMaxError = 3.0
+    /// Re-pack cgif's output losslessly (``GIFRepack``).
+    var repack = true
 
     /// What PushMedia used before issue 14: full dithering, every pixel of every frame written,
     /// a palette per frame (kept to measure against).
     static func legacy(paletteBits: Int) -> GIFSettings {
-        GIFSettings(paletteBits: paletteBits, dither: 1, interframeMaxError: 0, reusePalette: false)
+        GIFSettings(paletteBits: paletteBits, dither: 1, interframeMaxError: 0, reusePalette: false, repack: false)
     }
 }
 

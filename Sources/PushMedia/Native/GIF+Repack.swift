@@ -1,0 +1,22 @@
+import CPushMediaShims
+import Foundation
+
+/// A lossless second pass over the GIFs libvips' saver (cgif) writes, with giflib
+/// (`pm_gif_repack`): each frame is cut to the pixels that change what is shown, unchanged ones
+/// inside it become transparent where that is smaller, the global palette is reordered so later
+/// frames use low indices (their LZW codes start narrower), and a frame of few colours may get a
+/// small local palette. Every frame shows exactly the pixels it showed before.
+enum GIFRepack {
+    /// The smaller of `gif` and its re-packed form. A GIF the pass does not handle (interlaced or
+    /// disposed frames, indices outside the palette) or cannot read comes back as it is: the
+    /// pass only ever saves bytes, so it never fails an item.
+    static func smallest(_ gif: Data) -> Data {
+        gif.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Data in
+            guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return gif }
+            var repacked: UnsafeMutablePointer<UInt8>?
+            var length = 0
+            guard pm_gif_repack(base, raw.count, &repacked, &length) == 0, let repacked else { return gif }
+            return Data(bytesNoCopy: repacked, count: length, deallocator: .free)
+        }
+    }
+}
