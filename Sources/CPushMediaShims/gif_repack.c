@@ -123,6 +123,37 @@ static bool shrink_table(const frame *f, const candidate *from, candidate *into,
     return true;
 }
 
+/// Colour → the first index of a table with that colour (open addressing), leaving out the
+/// index reserved for transparency.
+typedef struct {
+    uint32_t colours[1024];
+    int16_t indices[1024]; // -1: empty
+} colour_index;
+
+static inline size_t colour_slot(uint32_t colour) { return (colour * 2654435761u) >> 22; }
+
+static void colour_index_build(colour_index *lookup, const ColorMapObject *map, int reserved) {
+    memset(lookup->indices, 0xff, sizeof lookup->indices);
+    for (int i = 0; i < map->ColorCount; i++) {
+        if (i == reserved) continue;
+        uint32_t colour = opaque(map, (GifPixelType)i);
+        size_t slot = colour_slot(colour);
+        while (lookup->indices[slot] >= 0 && lookup->colours[slot] != colour) slot = (slot + 1) & 1023;
+        if (lookup->indices[slot] >= 0) continue; // a colour listed twice keeps its first index
+        lookup->colours[slot] = colour;
+        lookup->indices[slot] = (int16_t)i;
+    }
+}
+
+/// The index of an opaque colour, or -1 (not in the table, or nothing shown: alpha 0).
+static inline int colour_index_find(const colour_index *lookup, uint32_t colour) {
+    if (!(colour >> 24)) return -1;
+    for (size_t slot = colour_slot(colour);; slot = (slot + 1) & 1023) {
+        if (lookup->indices[slot] < 0) return -1;
+        if (lookup->colours[slot] == colour) return lookup->indices[slot];
+    }
+}
+
 typedef struct {
     gif_output *bytes;
     uint32_t *canvas; // what is shown, 0 where nothing is
@@ -283,6 +314,37 @@ static int put_frame(repacker *r, const frame *f) {
             for (int x = 0; x < w; x++) o[x] = changed[x] ? in[x] : (GifPixelType)clears[k];
         }
         status = try_both_tables(r, f, &cleared, &best);
+    }
+
+    // Every unchanged pixel written as the colour already shown there (gifsicle's choice: it
+    // makes long runs of one index where the frame only partly covers a flat area), transparent
+    // only where that colour is not in the table or nothing is shown.
+    int fill_clear = t >= 0 ? t : lowest_free;
+    if (status == 0 && !first) {
+        colour_index lookup;
+        colour_index_build(&lookup, f->colours, fill_clear);
+        candidate filled = own;
+        filled.pixels = r->scratch[1];
+        filled.transparent = -1;
+        for (int y = 0; y < h && status == 0; y++) {
+            const GifPixelType *in = own.pixels + (size_t)y * (size_t)w;
+            const GifPixelType *changed = r->changed + (size_t)(y0 + y) * (size_t)f->width + x0;
+            const uint32_t *shown = r->canvas + (size_t)(f->top + y0 + y) * (size_t)r->width + f->left + x0;
+            GifPixelType *o = filled.pixels + (size_t)y * (size_t)w;
+            for (int x = 0; x < w; x++) {
+                int index = changed[x] ? in[x] : colour_index_find(&lookup, shown[x]);
+                if (index < 0) {
+                    if (fill_clear < 0) { // no index can stand for "unchanged": not a candidate
+                        status = 1;
+                        break;
+                    }
+                    index = fill_clear;
+                    filled.transparent = fill_clear;
+                }
+                o[x] = (GifPixelType)index;
+            }
+        }
+        status = status == 1 ? 0 : try_both_tables(r, f, &filled, &best);
     }
     if (status == 0 && !append(r->bytes, best.bytes, best.length)) status = -1;
     free(best.bytes);
