@@ -1,7 +1,8 @@
 // A lossless second pass over the GIF libvips' saver (cgif) writes, with giflib: each frame is
 // cut down to the rectangle of pixels that change what is shown, unchanged pixels inside it may
-// become transparent, and a frame that uses few colours gets a small local colour table, so its
-// LZW codes start narrower. Of the candidates for a frame the smallest is written. What is shown
+// become transparent or the colour already shown, the global table is ordered so that later
+// frames use low indices, and a frame that uses few colours may get a small local colour table:
+// LZW codes start at the fewest bits that hold a frame's largest index. Of the candidates for a frame the smallest is written. What is shown
 // after every frame stays exactly the same (the decoded canvas is compared, colour by colour).
 //
 // Memory: the canvas (width × height × 4 bytes), one frame's indices and the candidates' pixels;

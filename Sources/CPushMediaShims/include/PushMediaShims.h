@@ -113,7 +113,8 @@ typedef struct {
 /// cgif reads the image a frame at a time, so a lazy input is never held whole.
 int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, const pm_gif_settings *settings);
 /// A lossless second pass over a GIF (giflib, gif_repack.c): each frame cut to the pixels that
-/// change what is shown, unchanged ones inside made transparent where that is smaller, and a small
+/// change what is shown, unchanged ones inside kept, transparent or the colour already shown
+/// (whichever is smallest), the global palette ordered for narrow LZW codes, and a small
 /// local colour table for a frame of few colours. Every frame shows exactly what it did.
 /// 0: *repacked (free with free) is smaller; 1: keep the input (nothing smaller, or something it
 /// does not re-pack: interlaced or disposed frames); -1: giflib could not read or write it.

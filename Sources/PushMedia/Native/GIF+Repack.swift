@@ -3,7 +3,8 @@ import Foundation
 
 /// A lossless second pass over the GIFs libvips' saver (cgif) writes, with giflib
 /// (`pm_gif_repack`): each frame is cut to the pixels that change what is shown, unchanged ones
-/// inside it become transparent where that is smaller, the global palette is reordered so later
+/// inside it are kept, made transparent or written as the colour already shown, whichever is
+/// smallest, the global palette is reordered so later
 /// frames use low indices (their LZW codes start narrower), and a frame of few colours may get a
 /// small local palette. Every frame shows exactly the pixels it showed before.
 enum GIFRepack {
