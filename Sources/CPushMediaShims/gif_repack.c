@@ -302,7 +302,12 @@ static int put_frame(repacker *r, const frame *f) {
     int lowest_free = -1;
     for (int i = 0; lowest_free < 0 && i < 256; i++)
         if (!changed_uses[i]) lowest_free = i;
-    int clears[2] = {t, lowest_free != t ? lowest_free : -1};
+    // Only indices inside the table, and only where the frame already had a graphics control: one
+    // added with delay 0 would change its timing for decoders that read a missing one as 100 ms.
+    int colours = f->colours->ColorCount;
+    bool may_clear = f->has_control;
+    int clears[2] = {may_clear && t < colours ? t : -1,
+                     may_clear && lowest_free < colours && lowest_free != t ? lowest_free : -1};
     for (int k = 0; k < 2 && status == 0 && !first; k++) {
         if (clears[k] < 0) continue;
         candidate cleared = own;
@@ -320,7 +325,7 @@ static int put_frame(repacker *r, const frame *f) {
     // Every unchanged pixel written as the colour already shown there (gifsicle's choice: it
     // makes long runs of one index where the frame only partly covers a flat area), transparent
     // only where that colour is not in the table or nothing is shown.
-    int fill_clear = t >= 0 ? t : lowest_free;
+    int fill_clear = clears[0] >= 0 ? clears[0] : clears[1];
     if (status == 0 && !first) {
         colour_index lookup;
         colour_index_build(&lookup, f->colours, fill_clear);
@@ -359,6 +364,8 @@ static int copy_extension(GifFileType *in, gif_output *out, frame *next) {
     GifByteType *block;
     if (DGifGetExtension(in, &code, &block) != GIF_OK) return -1;
     if (code == GRAPHICS_EXT_FUNC_CODE) {
+        // Two before one image: decoders disagree on which counts (giflib the first, most the last).
+        if (next->has_control) return 1;
         if (!block || DGifExtensionToGCB(block[0], block + 1, &next->control) != GIF_OK) return -1;
         next->has_control = true;
         while (block)
@@ -375,18 +382,19 @@ static int copy_extension(GifFileType *in, gif_output *out, frame *next) {
 
 /// A new order for the global table: the colours the frames after the first draw most come
 /// first, so those frames' indices are small and their LZW codes can start narrower.
-/// order[old index] = new index. false when the input cannot be read.
-static bool global_order(const unsigned char *gif, size_t length, GifPixelType *pixels, size_t area,
+/// order[old index] = new index. 0, 1 when an index is outside the table (not re-packed), -1
+/// when giflib cannot read the input.
+static int global_order(const unsigned char *gif, size_t length, GifPixelType *pixels, size_t area,
                          GifPixelType order[256]) {
     for (int i = 0; i < 256; i++) order[i] = (GifPixelType)i;
     gif_input input = {gif, length, 0};
     int error = 0;
     GifFileType *in = DGifOpen(&input, read_input, &error);
-    if (!in) return false;
+    if (!in) return -1;
     size_t count[256] = {0};
     int transparent = -1, frames = 0;
     GifRecordType record = UNDEFINED_RECORD_TYPE;
-    bool ok = in->SColorMap != NULL;
+    bool ok = in->SColorMap != NULL, in_table = true;
     while (ok && record != TERMINATE_RECORD_TYPE) {
         if (DGifGetRecordType(in, &record) != GIF_OK) ok = false;
         else if (record == EXTENSION_RECORD_TYPE) {
@@ -406,12 +414,13 @@ static bool global_order(const unsigned char *gif, size_t length, GifPixelType *
                     if (pixels[i] != transparent) count[pixels[i]]++;
             if (ok && !in->Image.ColorMap)
                 for (size_t i = 0; i < n; i++)
-                    if (pixels[i] >= in->SColorMap->ColorCount) ok = false; // left as it is
+                    if (pixels[i] >= in->SColorMap->ColorCount && pixels[i] != transparent) in_table = false;
             transparent = -1;
         }
     }
     DGifCloseFile(in, &error);
-    if (!ok) return false;
+    if (!ok) return -1;
+    if (!in_table) return 1;
     int by_use[256];
     for (int i = 0; i < 256; i++) by_use[i] = i;
     for (int i = 1; i < 256; i++) { // stable: equal counts keep their order
@@ -423,7 +432,7 @@ static bool global_order(const unsigned char *gif, size_t length, GifPixelType *
         by_use[j + 1] = k;
     }
     for (int i = 0; i < 256; i++) order[by_use[i]] = (GifPixelType)i;
-    return true;
+    return 0;
 }
 
 /// The header and logical screen.
@@ -449,7 +458,8 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
     size_t area = (size_t)in->SWidth * (size_t)in->SHeight;
     GifPixelType *pixels = NULL;
     int status = 0;
-    if (area == 0 || area > (size_t)1 << 28) status = 1;
+    // PushMedia's GIFs are at most a few megapixels; the buffers take 9 bytes a screen pixel.
+    if (area == 0 || area > (size_t)1 << 24) status = 1;
     if (status == 0) {
         r.canvas = calloc(area, sizeof(uint32_t));
         pixels = malloc(area);
@@ -463,7 +473,7 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
     GifPixelType order[256];
     ColorMapObject *global = NULL;
     if (status == 0 && in->SColorMap) {
-        if (!global_order(gif, length, pixels, area, order)) status = -1;
+        status = global_order(gif, length, pixels, area, order);
         global = status == 0 ? GifMakeMapObject(in->SColorMap->ColorCount, in->SColorMap->Colors) : NULL;
         if (status == 0 && !global) status = -1;
         for (int i = 0; global && i < in->SColorMap->ColorCount; i++)
@@ -488,9 +498,11 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
             GifImageDesc *d = &in->Image;
             next.colours = d->ColorMap ? d->ColorMap : global;
             next.local = d->ColorMap;
-            // Only what it can re-pack exactly: frames inside the screen, not interlaced, not
-            // disposed (libvips writes none of those), and a colour table.
-            if (!next.colours || d->Interlace || d->Left < 0 || d->Top < 0 || d->Width <= 0 || d->Height <= 0
+            // Only what it can re-pack exactly: frames inside the screen, a first frame covering
+            // it (decoders differ on what shows where it does not), not interlaced, not disposed
+            // (libvips writes none of those), and a colour table.
+            bool partial_first = r.first && (d->Left != 0 || d->Top != 0 || d->Width != in->SWidth || d->Height != in->SHeight);
+            if (!next.colours || partial_first || d->Interlace || d->Left < 0 || d->Top < 0 || d->Width <= 0 || d->Height <= 0
                 || d->Left + d->Width > in->SWidth || d->Top + d->Height > in->SHeight
                 || (next.has_control && next.control.DisposalMode > DISPOSE_DO_NOT)) {
                 status = 1;
@@ -503,8 +515,9 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
                 break;
             }
             size_t n = (size_t)d->Width * (size_t)d->Height;
-            for (size_t i = 0; i < n && status == 0; i++)
-                if (pixels[i] >= next.colours->ColorCount) status = 1; // decoders differ on these
+            int t = next.has_control ? next.control.TransparentColor : -1;
+            for (size_t i = 0; i < n && status == 0; i++) // decoders differ on these, unless transparent
+                if (pixels[i] >= next.colours->ColorCount && pixels[i] != t) status = 1;
             if (status != 0) break;
             if (!d->ColorMap) { // indices into the reordered global table
                 for (size_t i = 0; i < n; i++) pixels[i] = order[pixels[i]];

@@ -70,13 +70,95 @@ struct GIFRepackTests {
         #expect(cutKept)
         // The second frame's graphics control (21 F9 04 packed …) set to "restore to background".
         let bytes = [UInt8](gif)
-        let controls = (0..<(bytes.count - 3)).filter { bytes[$0] == 0x21 && bytes[$0 + 1] == 0xF9 && bytes[$0 + 2] == 4 }
+        let controls = try Self.blocks(bytes).filter { $0.isGraphicsControl }
         try #require(controls.count >= 2)
         var disposed = bytes
-        disposed[controls[1] + 3] = (disposed[controls[1] + 3] & ~0x1C) | (2 << 2)
+        let packed = controls[1].range.lowerBound + 3
+        disposed[packed] = (disposed[packed] & ~0x1C) | (2 << 2)
         let disposedKept = GIFRepack.smallest(Data(disposed)) == Data(disposed)
         #expect(disposedKept)
         // The same file without that change is re-packed: the disposal is what kept it.
         #expect(GIFRepack.smallest(gif).count < gif.count)
     }
+
+    @Test("frames without a graphics control get none (no added transparency, no delay 0): same pixels, same timing")
+    func framesWithoutControl() throws {
+        // Pillow without durations writes no graphics control at all. A still noise background
+        // with two small squares moving in opposite corners: each frame's rectangle is nearly
+        // the whole screen and mostly unchanged, where transparency would be much smaller.
+        let source = try Fixtures.temporaryFolder().appendingPathComponent("bare.gif")
+        let script = """
+            import random, sys
+            from PIL import Image, ImageDraw
+            random.seed(3)
+            bg = Image.new("P", (120, 60))
+            bg.putpalette(sum(([random.randrange(256) for _ in range(3)] for _ in range(256)), []))
+            bg.putdata([random.randrange(16) for _ in range(120 * 60)])
+            frames = []
+            for i in range(6):
+                im = bg.copy()
+                d = ImageDraw.Draw(im)
+                d.rectangle([2 + 3 * i, 2, 8 + 3 * i, 8], fill=200)
+                d.rectangle([110 - 3 * i, 50, 116 - 3 * i, 56], fill=201)
+                frames.append(im)
+            frames[0].save(sys.argv[1], save_all=True, append_images=frames[1:], optimize=False, loop=0)
+            """
+        let make = try CommandRunner.run("/usr/bin/python3", ["-c", script, source.path])
+        try #require(make.status == 0, "\(make.error)")
+        let bare = try Data(contentsOf: source)
+        try #require(try Self.blocks([UInt8](bare)).allSatisfy { !$0.isGraphicsControl })
+        let repacked = GIFRepack.smallest(bare)
+        #expect(repacked.count < bare.count, "re-packed \(repacked.count) bytes, Pillow \(bare.count)")
+        #expect(try Self.blocks([UInt8](repacked)).allSatisfy { !$0.isGraphicsControl })
+        let before = try GIFReader.read(bare)
+        let after = try GIFReader.read(repacked)
+        #expect(after.frames == 6 && before.frames == 6)
+        #expect(after.delays == before.delays)
+        #expect(after.image.bands == before.image.bands)
+        let beforePixels = try before.image.memoryBytes()
+        let afterPixels = try after.image.memoryBytes()
+        let differing = zip(beforePixels, afterPixels).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) }
+        #expect(afterPixels.count == beforePixels.count && differing == 0, "\(differing) bytes differ")
+    }
+
+    /// A GIF's blocks in order (header and screen with its table, extensions, images with their
+    /// data, trailer), each as the byte range it takes.
+    struct Block {
+        var range: Range<Int>
+        var isGraphicsControl = false
+    }
+
+    static func blocks(_ bytes: [UInt8]) throws -> [Block] {
+        func subBlocks(from start: Int) throws -> Int {
+            var at = start
+            while true {
+                try #require(at < bytes.count, "GIF cut short")
+                if bytes[at] == 0 { return at + 1 }
+                at += Int(bytes[at]) + 1
+            }
+        }
+        func table(_ flags: UInt8) -> Int { flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0 }
+        var result = [Block(range: 0..<(13 + table(bytes[10])))]
+        var at = result[0].range.upperBound
+        while at < bytes.count {
+            switch bytes[at] {
+            case 0x21:
+                let end = try subBlocks(from: at + 2)
+                result.append(Block(range: at..<end, isGraphicsControl: bytes[at + 1] == 0xF9))
+                at = end
+            case 0x2C:
+                let end = try subBlocks(from: at + 10 + table(bytes[at + 9]) + 1)
+                result.append(Block(range: at..<end))
+                at = end
+            case 0x3B:
+                result.append(Block(range: at..<(at + 1)))
+                return result
+            default:
+                throw GIFBlockError(offset: at)
+            }
+        }
+        throw GIFBlockError(offset: at)
+    }
+
+    struct GIFBlockError: Error { var offset: Int }
 }
