@@ -117,7 +117,8 @@ int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, const pm_gif_setti
 /// (whichever is smallest), the global palette ordered for narrow LZW codes, and a small
 /// local colour table for a frame of few colours. Every frame shows exactly what it did.
 /// 0: *repacked (free with free) is smaller; 1: keep the input (nothing smaller, or something it
-/// does not re-pack: interlaced or disposed frames); -1: giflib could not read or write it.
+/// does not re-pack: interlaced or disposed frames, a partial first frame, two graphics controls
+/// before one image, indices outside the table, over 16 MP); -1: giflib could not read it.
 int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repacked, size_t *repacked_length);
 
 // ---- FFmpeg macros --------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import Foundation
 /// small local palette. Every frame shows exactly the pixels it showed before.
 enum GIFRepack {
     /// The smaller of `gif` and its re-packed form. A GIF the pass does not handle (interlaced or
-    /// disposed frames, indices outside the palette) or cannot read comes back as it is: the
+    /// disposed frames, a first frame smaller than the screen, two graphics controls before one
+    /// image, indices outside the palette, over 16 MP) or cannot read comes back as it is: the
     /// pass only ever saves bytes, so it never fails an item.
     static func smallest(_ gif: Data) -> Data {
         gif.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Data in
