@@ -1,0 +1,111 @@
+// The GIF re-packing pass's input and output (gif_repack.c): giflib reading from and writing to
+// memory, the GIF structure written byte by byte, and giflib's LZW encoder for a frame's data.
+#include "gif_repack_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+GIFR_HIDDEN int gifr_read_input(GifFileType *gif, GifByteType *into, int count) {
+    gif_input *in = gif->UserData;
+    size_t n = (size_t)count;
+    if (n > in->length - in->offset) n = in->length - in->offset;
+    memcpy(into, in->bytes + in->offset, n);
+    in->offset += n;
+    return (int)n;
+}
+
+GIFR_HIDDEN int gifr_write_output(GifFileType *gif, const GifByteType *bytes, int count) {
+    gif_output *out = gif->UserData;
+    size_t need = out->length + (size_t)count;
+    if (need > out->capacity) {
+        size_t capacity = out->capacity ? out->capacity : 64 * 1024;
+        while (capacity < need) capacity *= 2;
+        unsigned char *grown = realloc(out->bytes, capacity);
+        if (!grown) {
+            out->failed = true;
+            return 0;
+        }
+        out->bytes = grown;
+        out->capacity = capacity;
+    }
+    memcpy(out->bytes + out->length, bytes, (size_t)count);
+    out->length = need;
+    return count;
+}
+
+GIFR_HIDDEN bool gifr_append(gif_output *out, const void *bytes, size_t count) {
+    return gifr_write_output(&(GifFileType){.UserData = out}, bytes, (int)count) == (int)count;
+}
+
+GIFR_HIDDEN bool gifr_append_byte(gif_output *out, unsigned char byte) { return gifr_append(out, &byte, 1); }
+
+GIFR_HIDDEN bool gifr_append_word(gif_output *out, int word) {
+    unsigned char bytes[2] = {(unsigned char)(word & 0xff), (unsigned char)((word >> 8) & 0xff)};
+    return gifr_append(out, bytes, 2);
+}
+
+/// The image data (code size byte, sub-blocks, terminator) of pixels whose largest index is
+/// below 2^bits, from giflib's encoder; NULL on failure. Valid until the next call.
+GIFR_HIDDEN const gif_output *gifr_lzw_encode(gifr_lzw_encoders *r, int bits, const candidate *c) {
+    if (!r->gif[bits]) {
+        GifColorType colours[256] = {{0, 0, 0}};
+        ColorMapObject *map = GifMakeMapObject(1 << bits, colours);
+        int error = 0;
+        r->gif[bits] = map ? EGifOpen(&r->bytes[bits], gifr_write_output, &error) : NULL;
+        bool ok = r->gif[bits] && EGifPutScreenDesc(r->gif[bits], r->width, r->height, 8, 0, map) == GIF_OK;
+        if (map) GifFreeMapObject(map);
+        if (!ok) return NULL;
+    }
+    gif_output *out = &r->bytes[bits];
+    out->length = 0;
+    if (EGifPutImageDesc(r->gif[bits], 0, 0, c->width, c->height, false, NULL) != GIF_OK) return NULL;
+    // giflib's image descriptor (10 bytes, no local table: we write our own), then its data
+    const size_t descriptor = 10;
+    if (out->length < descriptor || out->bytes[0] != 0x2c) return NULL;
+    if (EGifPutLine(r->gif[bits], c->pixels, c->width * c->height) != GIF_OK || out->failed) return NULL;
+    memmove(out->bytes, out->bytes + descriptor, out->length - descriptor);
+    out->length -= descriptor;
+    return out;
+}
+
+void gifr_lzw_close(gifr_lzw_encoders *r) {
+    for (int bits = 0; bits < 9; bits++) {
+        int error = 0;
+        if (r->gif[bits]) EGifCloseFile(r->gif[bits], &error);
+        free(r->bytes[bits].bytes);
+    }
+}
+/// Reads one extension (all its sub-blocks); a graphics control is kept for the next frame,
+/// anything else is copied to the output as it is.
+GIFR_HIDDEN int gifr_copy_extension(GifFileType *in, gif_output *out, gifr_frame *next) {
+    int code;
+    GifByteType *block;
+    if (DGifGetExtension(in, &code, &block) != GIF_OK) return -1;
+    if (code == GRAPHICS_EXT_FUNC_CODE) {
+        // Two before one image: decoders disagree on which counts (giflib the first, most the last).
+        if (next->has_control) return 1;
+        if (!block || DGifExtensionToGCB(block[0], block + 1, &next->control) != GIF_OK) return -1;
+        next->has_control = true;
+        while (block)
+            if (DGifGetExtensionNext(in, &block) != GIF_OK) return -1;
+        return 0;
+    }
+    if (!gifr_append_byte(out, 0x21) || !gifr_append_byte(out, (unsigned char)code)) return -1;
+    while (block) {
+        if (!gifr_append(out, block, (size_t)block[0] + 1)) return -1;
+        if (DGifGetExtensionNext(in, &block) != GIF_OK) return -1;
+    }
+    return gifr_append_byte(out, 0) ? 0 : -1;
+}
+
+/// The header and logical screen.
+GIFR_HIDDEN bool gifr_put_screen(const GifFileType *in, const ColorMapObject *map, unsigned char background,
+                       gif_output *out) {
+    unsigned char flags = (unsigned char)(((in->SColorResolution - 1) & 7) << 4);
+    if (map) flags |= (unsigned char)(0x80 | (map->SortFlag ? 0x08 : 0) | ((map->BitsPerPixel - 1) & 7));
+    return gifr_append(out, "GIF89a", 6) && gifr_append_word(out, in->SWidth) && gifr_append_word(out, in->SHeight)
+        && gifr_append_byte(out, flags) && gifr_append_byte(out, background)
+        && gifr_append_byte(out, in->AspectByte)
+        && (!map || gifr_append(out, map->Colors, (size_t)3 << map->BitsPerPixel));
+}
+

@@ -1,0 +1,104 @@
+// Shared by the GIF re-packing pass (gif_repack.c, gif_bytes.c, gif_palette.c): giflib's input
+// and output in memory, a frame as read and a way to write it. Private to CPushMediaShims.
+#ifndef PUSHMEDIA_GIF_REPACK_INTERNAL_H
+#define PUSHMEDIA_GIF_REPACK_INTERNAL_H
+
+#include <gif_lib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GIFR_HIDDEN __attribute__((visibility("hidden")))
+
+typedef struct {
+    const unsigned char *bytes;
+    size_t length, offset;
+} gif_input;
+
+typedef struct {
+    unsigned char *bytes;
+    size_t length, capacity;
+    bool failed;
+} gif_output;
+
+/// A frame as read: its rectangle, indices, colour table and graphics control.
+typedef struct {
+    int left, top, width, height;
+    GifPixelType *pixels;          // width × height indices
+    const ColorMapObject *colours; // the local table, else the global one
+    const ColorMapObject *local;   // the frame's own table, written again unless replaced
+    bool has_control;
+    GraphicsControlBlock control;
+} gifr_frame;
+
+/// One way to write a frame: a rectangle, its indices and (when not NULL) a local table.
+typedef struct {
+    int left, top, width, height;
+    GifPixelType *pixels;
+    ColorMapObject *local;
+    int transparent; // -1: none
+} candidate;
+
+/// giflib's LZW encoder for each starting code size (2…8), each on a screen whose table has
+/// 2^size colours and with its own output: giflib takes the code size from the colour table.
+typedef struct {
+    int width, height;
+    GifFileType *gif[9];
+    gif_output bytes[9];
+} gifr_lzw_encoders;
+
+static inline uint32_t gifr_opaque(const ColorMapObject *map, GifPixelType i) {
+    const GifColorType c = map->Colors[i < map->ColorCount ? i : 0];
+    return 0xff000000u | ((uint32_t)c.Red << 16) | ((uint32_t)c.Green << 8) | c.Blue;
+}
+
+/// Colour → the first index of a table with that colour (open addressing), leaving out the
+/// index reserved for transparency.
+typedef struct {
+    uint32_t colours[1024];
+    int16_t indices[1024]; // -1: empty
+} gifr_colour_index;
+
+static inline size_t gifr_colour_slot(uint32_t colour) { return (colour * 2654435761u) >> 22; }
+
+/// The index of an opaque colour, or -1 (not in the table, or nothing shown: alpha 0).
+static inline int gifr_colour_index_find(const gifr_colour_index *lookup, uint32_t colour) {
+    if (!(colour >> 24)) return -1;
+    for (size_t slot = gifr_colour_slot(colour);; slot = (slot + 1) & 1023) {
+        if (lookup->indices[slot] < 0) return -1;
+        if (lookup->colours[slot] == colour) return lookup->indices[slot];
+    }
+}
+
+
+// gif_bytes.c: reading and writing in memory, the GIF structure, giflib's LZW encoder.
+GIFR_HIDDEN int gifr_read_input(GifFileType *gif, GifByteType *into, int count);
+GIFR_HIDDEN int gifr_write_output(GifFileType *gif, const GifByteType *bytes, int count);
+GIFR_HIDDEN bool gifr_append(gif_output *out, const void *bytes, size_t count);
+GIFR_HIDDEN bool gifr_append_byte(gif_output *out, unsigned char byte);
+GIFR_HIDDEN bool gifr_append_word(gif_output *out, int word);
+/// The image data (code size byte, sub-blocks, terminator) of pixels whose largest index is
+/// below 2^bits, from giflib's encoder; NULL on failure. Valid until the next call.
+GIFR_HIDDEN const gif_output *gifr_lzw_encode(gifr_lzw_encoders *r, int bits, const candidate *c);
+GIFR_HIDDEN void gifr_lzw_close(gifr_lzw_encoders *r);
+/// Reads one extension (all its sub-blocks); a graphics control is kept for the next frame,
+/// anything else is copied to the output as it is. 1: two graphics controls before one image.
+GIFR_HIDDEN int gifr_copy_extension(GifFileType *in, gif_output *out, gifr_frame *next);
+/// The header and logical screen.
+GIFR_HIDDEN bool gifr_put_screen(const GifFileType *in, const ColorMapObject *map, unsigned char background,
+                                 gif_output *out);
+
+// gif_palette.c: colour tables.
+GIFR_HIDDEN int gifr_bits_for(int count);
+/// The candidate with the same pixels under a local table holding only the colours they use,
+/// when that table is smaller than the frame's own. Returns false when it would not be.
+GIFR_HIDDEN bool gifr_shrink_table(const gifr_frame *f, const candidate *from, candidate *into, GifPixelType *pixels);
+GIFR_HIDDEN void gifr_colour_index_build(gifr_colour_index *lookup, const ColorMapObject *map, int reserved);
+/// A new order for the global table: the colours the frames after the first draw most come
+/// first, so those frames' indices are small and their LZW codes can start narrower.
+/// order[old index] = new index. 0, 1 when an index is outside the table (not re-packed), -1
+/// when giflib cannot read the input.
+GIFR_HIDDEN int gifr_global_order(const unsigned char *gif, size_t length, GifPixelType *pixels, size_t area,
+                                  GifPixelType order[256]);
+
+#endif
