@@ -1,5 +1,7 @@
-// The GIF re-packing pass's input and output (gif_repack.c): giflib reading from and writing to
-// memory, the GIF structure written byte by byte, and giflib's LZW encoder for a frame's data.
+// The GIF re-packing pass's input and output (gif_repack.c): giflib reading from memory a frame
+// at a time (gifr_read_frames, the one reader of both passes: the palette count and the
+// re-packing), writing to memory, the GIF structure written byte by byte, and giflib's LZW
+// encoder for a frame's data.
 #include "gif_repack_internal.h"
 
 #include <stdlib.h>
@@ -75,27 +77,67 @@ void gifr_lzw_close(gifr_lzw_encoders *r) {
         free(r->bytes[bits].bytes);
     }
 }
-/// Reads one extension (all its sub-blocks); a graphics control is kept for the next frame,
-/// anything else is copied to the output as it is.
-GIFR_HIDDEN int gifr_copy_extension(GifFileType *in, gif_output *out, gifr_frame *next) {
+/// Reads one extension (all its sub-blocks): a graphics control is kept for the next frame,
+/// anything else copied to `out` as it is (skipped when `out` is NULL). 1: a second graphics
+/// control before one image (decoders disagree on which counts: giflib the first, most the last).
+static int read_extension(GifFileType *in, gif_output *out, gifr_frame *next) {
     int code;
     GifByteType *block;
     if (DGifGetExtension(in, &code, &block) != GIF_OK) return -1;
-    if (code == GRAPHICS_EXT_FUNC_CODE) {
-        // Two before one image: decoders disagree on which counts (giflib the first, most the last).
+    bool control = code == GRAPHICS_EXT_FUNC_CODE;
+    if (control) {
         if (next->has_control) return 1;
         if (!block || DGifExtensionToGCB(block[0], block + 1, &next->control) != GIF_OK) return -1;
         next->has_control = true;
-        while (block)
-            if (DGifGetExtensionNext(in, &block) != GIF_OK) return -1;
-        return 0;
+    } else if (out && (!gifr_append_byte(out, 0x21) || !gifr_append_byte(out, (unsigned char)code))) {
+        return -1;
     }
-    if (!gifr_append_byte(out, 0x21) || !gifr_append_byte(out, (unsigned char)code)) return -1;
     while (block) {
-        if (!gifr_append(out, block, (size_t)block[0] + 1)) return -1;
+        if (!control && out && !gifr_append(out, block, (size_t)block[0] + 1)) return -1;
         if (DGifGetExtensionNext(in, &block) != GIF_OK) return -1;
     }
-    return gifr_append_byte(out, 0) ? 0 : -1;
+    return control || !out || gifr_append_byte(out, 0) ? 0 : -1;
+}
+
+/// Whether the pass can re-pack the frame whose descriptor giflib just read exactly: inside the
+/// screen, the first one covering it (decoders differ on what shows where it does not), not
+/// interlaced, not disposed (libvips writes none of those), with a colour table.
+static bool repackable(const GifFileType *in, const gifr_frame *f) {
+    const GifImageDesc *d = &in->Image;
+    bool partial_first = f->index == 0 && (d->Left != 0 || d->Top != 0 || d->Width != in->SWidth || d->Height != in->SHeight);
+    return f->colours && !partial_first && !d->Interlace && d->Left >= 0 && d->Top >= 0 && d->Width > 0 && d->Height > 0
+        && d->Left + d->Width <= in->SWidth && d->Top + d->Height <= in->SHeight
+        && !(f->has_control && f->control.DisposalMode > DISPOSE_DO_NOT);
+}
+
+GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_output *extensions,
+                                 gifr_frame_handler handle, void *context) {
+    gifr_frame next = {0};
+    int index = 0, status = 0;
+    GifRecordType record = UNDEFINED_RECORD_TYPE;
+    while (status == 0 && record != TERMINATE_RECORD_TYPE) {
+        if (DGifGetRecordType(in, &record) != GIF_OK) return -1;
+        if (record == EXTENSION_RECORD_TYPE) {
+            status = read_extension(in, extensions, &next);
+        } else if (record == IMAGE_DESC_RECORD_TYPE) {
+            if (DGifGetImageDesc(in) != GIF_OK) return -1;
+            const GifImageDesc *d = &in->Image;
+            next.index = index++;
+            next.colours = d->ColorMap ? d->ColorMap : in->SColorMap;
+            next.local = d->ColorMap;
+            if (!repackable(in, &next)) return 1;
+            next.left = d->Left, next.top = d->Top, next.width = d->Width, next.height = d->Height;
+            next.pixels = pixels;
+            if (DGifGetLine(in, pixels, d->Width * d->Height) != GIF_OK) return -1;
+            size_t n = (size_t)d->Width * (size_t)d->Height;
+            int t = next.has_control ? next.control.TransparentColor : -1;
+            for (size_t i = 0; i < n; i++) // decoders differ on indices past the table, unless transparent
+                if (pixels[i] >= next.colours->ColorCount && pixels[i] != t) return 1;
+            status = handle(context, &next);
+            next = (gifr_frame){0};
+        }
+    }
+    return status;
 }
 
 /// The header and logical screen.

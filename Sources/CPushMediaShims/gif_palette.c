@@ -62,47 +62,31 @@ GIFR_HIDDEN void gifr_colour_index_build(gifr_colour_index *lookup, const ColorM
     }
 }
 
+/// Counts the global-table colours of every frame after the first (transparent pixels aside).
+static int count_global_colours(void *context, gifr_frame *frame) {
+    size_t *count = context;
+    if (frame->index == 0 || frame->local) return 0;
+    size_t n = (size_t)frame->width * (size_t)frame->height;
+    int t = frame->has_control ? frame->control.TransparentColor : -1;
+    for (size_t i = 0; i < n; i++)
+        if (frame->pixels[i] != t) count[frame->pixels[i]]++;
+    return 0;
+}
+
 /// A new order for the global table: the colours the frames after the first draw most come
 /// first, so those frames' indices are small and their LZW codes can start narrower.
-/// order[old index] = new index. 0, 1 when an index is outside the table (not re-packed), -1
-/// when giflib cannot read the input.
-GIFR_HIDDEN int gifr_global_order(const unsigned char *gif, size_t length, GifPixelType *pixels, size_t area,
-                         GifPixelType order[256]) {
+/// order[old index] = new index. 0; 1 or -1 as gifr_read_frames (the first reading pass).
+GIFR_HIDDEN int gifr_global_order(const unsigned char *gif, size_t length, GifPixelType *pixels,
+                                  GifPixelType order[256]) {
     for (int i = 0; i < 256; i++) order[i] = (GifPixelType)i;
     gif_input input = {gif, length, 0};
     int error = 0;
     GifFileType *in = DGifOpen(&input, gifr_read_input, &error);
     if (!in) return -1;
     size_t count[256] = {0};
-    int transparent = -1, frames = 0;
-    GifRecordType record = UNDEFINED_RECORD_TYPE;
-    bool ok = in->SColorMap != NULL, in_table = true;
-    while (ok && record != TERMINATE_RECORD_TYPE) {
-        if (DGifGetRecordType(in, &record) != GIF_OK) ok = false;
-        else if (record == EXTENSION_RECORD_TYPE) {
-            int code;
-            GifByteType *block;
-            GraphicsControlBlock control;
-            ok = DGifGetExtension(in, &code, &block) == GIF_OK;
-            if (ok && code == GRAPHICS_EXT_FUNC_CODE && block && DGifExtensionToGCB(block[0], block + 1, &control) == GIF_OK)
-                transparent = control.TransparentColor;
-            while (ok && block) ok = DGifGetExtensionNext(in, &block) == GIF_OK;
-        } else if (record == IMAGE_DESC_RECORD_TYPE) {
-            ok = DGifGetImageDesc(in) == GIF_OK && (size_t)in->Image.Width * (size_t)in->Image.Height <= area
-                && DGifGetLine(in, pixels, in->Image.Width * in->Image.Height) == GIF_OK;
-            size_t n = (size_t)in->Image.Width * (size_t)in->Image.Height;
-            if (ok && frames++ > 0 && !in->Image.ColorMap)
-                for (size_t i = 0; i < n; i++)
-                    if (pixels[i] != transparent) count[pixels[i]]++;
-            if (ok && !in->Image.ColorMap)
-                for (size_t i = 0; i < n; i++)
-                    if (pixels[i] >= in->SColorMap->ColorCount && pixels[i] != transparent) in_table = false;
-            transparent = -1;
-        }
-    }
+    int status = gifr_read_frames(in, pixels, NULL, count_global_colours, count);
     DGifCloseFile(in, &error);
-    if (!ok) return -1;
-    if (!in_table) return 1;
+    if (status != 0) return status;
     int by_use[256];
     for (int i = 0; i < 256; i++) by_use[i] = i;
     for (int i = 1; i < 256; i++) { // stable: equal counts keep their order

@@ -18,7 +18,8 @@ typedef struct {
     gif_output *bytes;
     uint32_t *canvas; // what is shown, 0 where nothing is
     int width, height;
-    bool first;
+    const ColorMapObject *global; // the global table in its new order
+    GifPixelType order[256];      // old global index → new
     GifPixelType *changed; // per pixel of the frame's rectangle: 1 where the canvas changes
     GifPixelType *scratch[2];
     GifPixelType *shrunk;
@@ -79,11 +80,16 @@ static int try_both_tables(repacker *r, const gifr_frame *f, const candidate *c,
     return status;
 }
 
-static int put_frame(repacker *r, const gifr_frame *f) {
-    // Which pixels change what is shown (the canvas is updated on the way), and their rectangle.
-    int x0 = f->width, y0 = f->height, x1 = -1, y1 = -1;
+/// A rectangle inside a frame.
+typedef struct {
+    int x0, y0, x1, y1; // inclusive; x1 < 0: empty
+} rectangle;
+
+/// Marks which pixels of the frame change what is shown (r->changed), draws them on the canvas,
+/// and returns their rectangle; `uses[i]`: some changed pixel has index i.
+static rectangle draw_changes(repacker *r, const gifr_frame *f, bool uses[256]) {
+    rectangle box = {f->width, f->height, -1, -1};
     int t = f->has_control ? f->control.TransparentColor : -1;
-    bool changed_uses[256] = {false};
     for (int y = 0; y < f->height; y++) {
         uint32_t *row = r->canvas + (size_t)(f->top + y) * (size_t)r->width + f->left;
         const GifPixelType *in = f->pixels + (size_t)y * (size_t)f->width;
@@ -95,87 +101,104 @@ static int put_frame(repacker *r, const gifr_frame *f) {
             if (colour == row[x]) continue;
             row[x] = colour;
             changed[x] = 1;
-            changed_uses[in[x]] = true;
-            if (x < x0) x0 = x;
-            if (x > x1) x1 = x;
-            if (y < y0) y0 = y;
-            if (y > y1) y1 = y;
+            uses[in[x]] = true;
+            if (x < box.x0) box.x0 = x;
+            if (x > box.x1) box.x1 = x;
+            if (y < box.y0) box.y0 = y;
+            if (y > box.y1) box.y1 = y;
         }
     }
-    bool first = r->first;
-    r->first = false;
-    if (first) { // the first frame keeps its rectangle: outside it the canvas is background
-        x0 = 0, y0 = 0, x1 = f->width - 1, y1 = f->height - 1;
-    } else if (x1 < 0) { // nothing changes: one pixel keeps the frame (and its delay)
-        x0 = x1 = 0, y0 = y1 = 0;
-    }
-    int w = x1 - x0 + 1, h = y1 - y0 + 1;
+    return box;
+}
 
-    // The frame's own indices in that rectangle.
-    candidate own = {f->left + x0, f->top + y0, w, h, r->scratch[0], NULL, t};
+/// `from` with every unchanged pixel replaced: by `clear` when `lookup` is NULL, else by the
+/// index of the colour already shown there, or `clear` (marked transparent) where the table
+/// lacks it. false when that needs a transparent index and `clear` is -1.
+static bool replace_unchanged(const repacker *r, const gifr_frame *f, rectangle box, const candidate *from,
+                              const gifr_colour_index *lookup, int clear, candidate *into) {
+    *into = *from;
+    into->pixels = r->scratch[1];
+    into->transparent = lookup ? -1 : clear;
+    int w = from->width;
+    for (int y = 0; y < from->height; y++) {
+        const GifPixelType *in = from->pixels + (size_t)y * (size_t)w;
+        const GifPixelType *changed = r->changed + (size_t)(box.y0 + y) * (size_t)f->width + box.x0;
+        const uint32_t *shown = r->canvas + (size_t)(from->top + y) * (size_t)r->width + from->left;
+        GifPixelType *o = into->pixels + (size_t)y * (size_t)w;
+        for (int x = 0; x < w; x++) {
+            int index = changed[x] ? in[x] : lookup ? gifr_colour_index_find(lookup, shown[x]) : clear;
+            if (index < 0) {
+                if (clear < 0) return false;
+                index = clear;
+                into->transparent = clear;
+            }
+            o[x] = (GifPixelType)index;
+        }
+    }
+    return true;
+}
+
+/// Writes the smallest of the frame's candidates: its own indices in the rectangle of pixels
+/// that change what is shown, the same with unchanged pixels transparent, and with unchanged
+/// pixels the colour already shown; each also under a smaller local table.
+static int put_frame(repacker *r, const gifr_frame *f) {
+    bool uses[256] = {false};
+    rectangle box = draw_changes(r, f, uses);
+    bool first = f->index == 0;
+    if (first) { // the first frame keeps its rectangle: outside it the canvas is background
+        box = (rectangle){0, 0, f->width - 1, f->height - 1};
+    } else if (box.x1 < 0) { // nothing changes: one pixel keeps the frame (and its delay)
+        box = (rectangle){0, 0, 0, 0};
+    }
+    int w = box.x1 - box.x0 + 1, h = box.y1 - box.y0 + 1;
+    int t = f->has_control ? f->control.TransparentColor : -1;
+
+    candidate own = {f->left + box.x0, f->top + box.y0, w, h, r->scratch[0], NULL, t};
     for (int y = 0; y < h; y++)
-        memcpy(own.pixels + (size_t)y * (size_t)w, f->pixels + (size_t)(y0 + y) * (size_t)f->width + x0, (size_t)w);
+        memcpy(own.pixels + (size_t)y * (size_t)w, f->pixels + (size_t)(box.y0 + y) * (size_t)f->width + box.x0, (size_t)w);
     gif_output best = {0};
     int status = try_both_tables(r, f, &own, &best);
 
-    // The same with every unchanged pixel transparent: under the frame's transparent index, and
-    // under the lowest index no changed pixel uses (fewer bits when that is lower).
+    // Transparent indices: the frame's own, and the lowest no changed pixel uses (fewer bits when
+    // lower); only inside the table, and only where the frame already had a graphics control (one
+    // added with delay 0 would change its timing for decoders that read a missing one as 100 ms).
     int lowest_free = -1;
     for (int i = 0; lowest_free < 0 && i < 256; i++)
-        if (!changed_uses[i]) lowest_free = i;
-    // Only indices inside the table, and only where the frame already had a graphics control: one
-    // added with delay 0 would change its timing for decoders that read a missing one as 100 ms.
+        if (!uses[i]) lowest_free = i;
     int colours = f->colours->ColorCount;
-    bool may_clear = f->has_control;
+    bool may_clear = f->has_control && !first;
     int clears[2] = {may_clear && t < colours ? t : -1,
                      may_clear && lowest_free < colours && lowest_free != t ? lowest_free : -1};
-    for (int k = 0; k < 2 && status == 0 && !first; k++) {
-        if (clears[k] < 0) continue;
-        candidate cleared = own;
-        cleared.pixels = r->scratch[1];
-        cleared.transparent = clears[k];
-        for (int y = 0; y < h; y++) {
-            const GifPixelType *in = own.pixels + (size_t)y * (size_t)w;
-            const GifPixelType *changed = r->changed + (size_t)(y0 + y) * (size_t)f->width + x0;
-            GifPixelType *o = cleared.pixels + (size_t)y * (size_t)w;
-            for (int x = 0; x < w; x++) o[x] = changed[x] ? in[x] : (GifPixelType)clears[k];
-        }
-        status = try_both_tables(r, f, &cleared, &best);
-    }
+    candidate replaced;
+    for (int k = 0; k < 2 && status == 0; k++)
+        if (clears[k] >= 0 && replace_unchanged(r, f, box, &own, NULL, clears[k], &replaced))
+            status = try_both_tables(r, f, &replaced, &best);
 
-    // Every unchanged pixel written as the colour already shown there (gifsicle's choice: it
-    // makes long runs of one index where the frame only partly covers a flat area), transparent
-    // only where that colour is not in the table or nothing is shown.
+    // Unchanged pixels as the colour already shown (gifsicle's choice: long runs of one index
+    // where a frame partly covers a flat area), transparent only where the table lacks it.
     int fill_clear = clears[0] >= 0 ? clears[0] : clears[1];
     if (status == 0 && !first) {
         gifr_colour_index lookup;
         gifr_colour_index_build(&lookup, f->colours, fill_clear);
-        candidate filled = own;
-        filled.pixels = r->scratch[1];
-        filled.transparent = -1;
-        for (int y = 0; y < h && status == 0; y++) {
-            const GifPixelType *in = own.pixels + (size_t)y * (size_t)w;
-            const GifPixelType *changed = r->changed + (size_t)(y0 + y) * (size_t)f->width + x0;
-            const uint32_t *shown = r->canvas + (size_t)(f->top + y0 + y) * (size_t)r->width + f->left + x0;
-            GifPixelType *o = filled.pixels + (size_t)y * (size_t)w;
-            for (int x = 0; x < w; x++) {
-                int index = changed[x] ? in[x] : gifr_colour_index_find(&lookup, shown[x]);
-                if (index < 0) {
-                    if (fill_clear < 0) { // no index can stand for "unchanged": not a candidate
-                        status = 1;
-                        break;
-                    }
-                    index = fill_clear;
-                    filled.transparent = fill_clear;
-                }
-                o[x] = (GifPixelType)index;
-            }
-        }
-        status = status == 1 ? 0 : try_both_tables(r, f, &filled, &best);
+        if (replace_unchanged(r, f, box, &own, &lookup, fill_clear, &replaced))
+            status = try_both_tables(r, f, &replaced, &best);
     }
     if (status == 0 && !gifr_append(r->bytes, best.bytes, best.length)) status = -1;
     free(best.bytes);
     return status;
+}
+
+/// Writes a frame as read: indices into the global table moved to its new order first.
+static int repack_frame(void *context, gifr_frame *f) {
+    repacker *r = context;
+    if (!f->local) {
+        size_t n = (size_t)f->width * (size_t)f->height;
+        for (size_t i = 0; i < n; i++) f->pixels[i] = r->order[f->pixels[i]];
+        if (f->has_control && f->control.TransparentColor >= 0)
+            f->control.TransparentColor = r->order[f->control.TransparentColor & 0xff];
+        f->colours = r->global;
+    }
+    return put_frame(r, f);
 }
 
 int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repacked, size_t *repacked_length) {
@@ -186,7 +209,7 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
     GifFileType *in = DGifOpen(&input, gifr_read_input, &error);
     if (!in) return -1;
     gif_output bytes = {0};
-    repacker r = {.bytes = &bytes, .width = in->SWidth, .height = in->SHeight, .first = true,
+    repacker r = {.bytes = &bytes, .width = in->SWidth, .height = in->SHeight,
                   .lzw = {.width = in->SWidth, .height = in->SHeight}};
     size_t area = (size_t)in->SWidth * (size_t)in->SHeight;
     GifPixelType *pixels = NULL;
@@ -203,10 +226,10 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
         if (!r.canvas || !pixels || !r.changed || !r.scratch[0] || !r.scratch[1] || !r.shrunk) status = -1;
     }
     // The global table in the order frames use it (frames with their own table keep theirs).
-    GifPixelType order[256];
+    GifPixelType *order = r.order;
     ColorMapObject *global = NULL;
     if (status == 0 && in->SColorMap) {
-        status = gifr_global_order(gif, length, pixels, area, order);
+        status = gifr_global_order(gif, length, pixels, order);
         global = status == 0 ? GifMakeMapObject(in->SColorMap->ColorCount, in->SColorMap->Colors) : NULL;
         if (status == 0 && !global) status = -1;
         for (int i = 0; global && i < in->SColorMap->ColorCount; i++)
@@ -214,53 +237,8 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
     }
     unsigned char background = (unsigned char)(global ? order[in->SBackGroundColor & 0xff] : in->SBackGroundColor);
     if (status == 0 && !gifr_put_screen(in, global, background, &bytes)) status = -1;
-    gifr_frame next = {0};
-    GifRecordType record = UNDEFINED_RECORD_TYPE;
-    while (status == 0 && record != TERMINATE_RECORD_TYPE) {
-        if (DGifGetRecordType(in, &record) != GIF_OK) {
-            status = -1;
-            break;
-        }
-        if (record == EXTENSION_RECORD_TYPE) {
-            status = gifr_copy_extension(in, &bytes, &next);
-        } else if (record == IMAGE_DESC_RECORD_TYPE) {
-            if (DGifGetImageDesc(in) != GIF_OK) {
-                status = -1;
-                break;
-            }
-            GifImageDesc *d = &in->Image;
-            next.colours = d->ColorMap ? d->ColorMap : global;
-            next.local = d->ColorMap;
-            // Only what it can re-pack exactly: frames inside the screen, a first frame covering
-            // it (decoders differ on what shows where it does not), not interlaced, not disposed
-            // (libvips writes none of those), and a colour table.
-            bool partial_first = r.first && (d->Left != 0 || d->Top != 0 || d->Width != in->SWidth || d->Height != in->SHeight);
-            if (!next.colours || partial_first || d->Interlace || d->Left < 0 || d->Top < 0 || d->Width <= 0 || d->Height <= 0
-                || d->Left + d->Width > in->SWidth || d->Top + d->Height > in->SHeight
-                || (next.has_control && next.control.DisposalMode > DISPOSE_DO_NOT)) {
-                status = 1;
-                break;
-            }
-            next.left = d->Left, next.top = d->Top, next.width = d->Width, next.height = d->Height;
-            next.pixels = pixels;
-            if (DGifGetLine(in, pixels, d->Width * d->Height) != GIF_OK) {
-                status = -1;
-                break;
-            }
-            size_t n = (size_t)d->Width * (size_t)d->Height;
-            int t = next.has_control ? next.control.TransparentColor : -1;
-            for (size_t i = 0; i < n && status == 0; i++) // decoders differ on these, unless transparent
-                if (pixels[i] >= next.colours->ColorCount && pixels[i] != t) status = 1;
-            if (status != 0) break;
-            if (!d->ColorMap) { // indices into the reordered global table
-                for (size_t i = 0; i < n; i++) pixels[i] = order[pixels[i]];
-                if (next.has_control && next.control.TransparentColor >= 0)
-                    next.control.TransparentColor = order[next.control.TransparentColor & 0xff];
-            }
-            status = put_frame(&r, &next);
-            next = (gifr_frame){0};
-        }
-    }
+    r.global = global;
+    if (status == 0) status = gifr_read_frames(in, pixels, &bytes, repack_frame, &r);
     if (status == 0 && !gifr_append_byte(&bytes, 0x3b)) status = -1;
     DGifCloseFile(in, &error);
     if (global) GifFreeMapObject(global);

@@ -23,6 +23,7 @@ typedef struct {
 
 /// A frame as read: its rectangle, indices, colour table and graphics control.
 typedef struct {
+    int index;                     // 0 for the first frame
     int left, top, width, height;
     GifPixelType *pixels;          // width × height indices
     const ColorMapObject *colours; // the local table, else the global one
@@ -81,9 +82,16 @@ GIFR_HIDDEN bool gifr_append_word(gif_output *out, int word);
 /// below 2^bits, from giflib's encoder; NULL on failure. Valid until the next call.
 GIFR_HIDDEN const gif_output *gifr_lzw_encode(gifr_lzw_encoders *r, int bits, const candidate *c);
 GIFR_HIDDEN void gifr_lzw_close(gifr_lzw_encoders *r);
-/// Reads one extension (all its sub-blocks); a graphics control is kept for the next frame,
-/// anything else is copied to the output as it is. 1: two graphics controls before one image.
-GIFR_HIDDEN int gifr_copy_extension(GifFileType *in, gif_output *out, gifr_frame *next);
+/// What gifr_read_frames calls with each frame, its indices read and checked; 0 to go on.
+typedef int (*gifr_frame_handler)(void *context, gifr_frame *frame);
+/// Reads the GIF a frame at a time into `pixels` (a screen's worth): a graphics control goes with
+/// the frame after it, other extensions are copied to `extensions` as they come (skipped when
+/// NULL). A frame's `colours` is its own table, else the global one. 0 at the end; 1 at the first
+/// frame the pass cannot re-pack exactly (disposed, interlaced, a partial first frame, two
+/// graphics controls before one image, an index past its table); -1 when giflib cannot read it;
+/// else the handler's non-zero status.
+GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_output *extensions,
+                                 gifr_frame_handler handle, void *context);
 /// The header and logical screen.
 GIFR_HIDDEN bool gifr_put_screen(const GifFileType *in, const ColorMapObject *map, unsigned char background,
                                  gif_output *out);
@@ -98,7 +106,7 @@ GIFR_HIDDEN void gifr_colour_index_build(gifr_colour_index *lookup, const ColorM
 /// first, so those frames' indices are small and their LZW codes can start narrower.
 /// order[old index] = new index. 0, 1 when an index is outside the table (not re-packed), -1
 /// when giflib cannot read the input.
-GIFR_HIDDEN int gifr_global_order(const unsigned char *gif, size_t length, GifPixelType *pixels, size_t area,
+GIFR_HIDDEN int gifr_global_order(const unsigned char *gif, size_t length, GifPixelType *pixels,
                                   GifPixelType order[256]);
 
 #endif
