@@ -17,6 +17,19 @@ enum Fixtures {
         return url
     }
 
+    /// One of `Benchmarks/gif.py`'s seeded GIFs ("product-badge", "text-banner",
+    /// "screen-recording", "noisy"; Pillow) written to `url`.
+    static func benchmarkGIF(_ name: String, to url: URL, width: Int, height: Int, frames: Int) throws {
+        let script = packageRoot.appendingPathComponent("Benchmarks/gif.py").path
+        let make = try CommandRunner.run("/usr/bin/python3", [script, "--make", name, url.path, "\(width)", "\(height)", "\(frames)"])
+        guard make.status == 0 else { throw FixtureError(message: "gif.py --make \(name): \(make.error)") }
+    }
+
+    struct FixtureError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
     /// Every committed fixture path, relative to `Fixtures/`.
     static func allSources() throws -> [String] {
         let enumerator = FileManager.default.enumerator(atPath: root.path)

@@ -33,10 +33,7 @@ struct GIFEncodingTests {
         // A still product shot with a badge moving in a corner, as a GIF re-dithered frame by
         // frame (Pillow: a palette and Floyd–Steinberg per frame), so the still parts differ a
         // little between frames, as in GIFs made from video.
-        let make = try CommandRunner.run(
-            "/usr/bin/python3", [Fixtures.root.deletingLastPathComponent().appendingPathComponent("Benchmarks/gif.py").path,
-                                 "--make", "product-badge", source.path, "480", "240", "100"])
-        try #require(make.status == 0, "\(make.error)")
+        try Fixtures.benchmarkGIF("product-badge", to: source, width: 480, height: 240, frames: 100)
         // What the old encoder made of the same frames at the same size (the expanded variant
         // of a 2:1 input is the whole frame): dithered, every pixel of every frame written.
         let input = try GIFReader.read(Data(contentsOf: source))
