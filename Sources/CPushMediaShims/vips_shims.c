@@ -120,8 +120,15 @@ int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
     return vips_extract_band(in, out, band, "n", n, NULL);
 }
 
-int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
-    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel) {
+    // gap 0: the kernel does the whole reduction. With libvips 8.14's default (2.0), a scale of
+    // 1/4 or less is first box-shrunk and then reduced, which took 2-10 times the CPU on decoded
+    // images (BENCHMARKS.md, "Faces").
+    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, "gap", 0.0, NULL);
+}
+
+int pm_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
+    return vips_gaussblur(in, out, sigma, NULL);
 }
 
 int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,

@@ -58,8 +58,10 @@ int pm_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
 int pm_cast(VipsImage *in, VipsImage **out, VipsBandFormat format);
 int pm_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
 int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n);
-/// Lanczos3 resize by hscale, vscale.
-int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
+/// Resize by hscale, vscale with `kernel` doing the whole reduction (no box pre-shrink).
+int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel);
+/// Gaussian blur (integer precision for 8-bit images).
+int pm_gaussblur(VipsImage *in, VipsImage **out, double sigma);
 /// Smartcrop returning the crop and the attention centre it used.
 int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
                  VipsInteresting interesting, int *attention_x, int *attention_y);

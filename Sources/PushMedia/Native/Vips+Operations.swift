@@ -36,9 +36,14 @@ extension Vips.Image {
         try Vips.call("extract_band") { pm_extract_band(pointer, $0, Int32(first), Int32(count)) }
     }
 
-    /// Lanczos3 resize.
-    func resize(horizontal: Double, vertical: Double) throws -> Vips.Image {
-        try Vips.call("resize") { pm_resize(pointer, $0, horizontal, vertical) }
+    /// Resize by the two scales, Lanczos3 unless told otherwise; the kernel does the whole
+    /// reduction (libvips' box pre-shrink is off: see `pm_resize`).
+    func resize(horizontal: Double, vertical: Double, kernel: VipsKernel = VIPS_KERNEL_LANCZOS3) throws -> Vips.Image {
+        try Vips.call("resize") { pm_resize(pointer, $0, horizontal, vertical, kernel) }
+    }
+
+    func gaussianBlur(sigma: Double) throws -> Vips.Image {
+        try Vips.call("gaussblur") { pm_gaussblur(pointer, $0, sigma) }
     }
 
     /// libvips' smartcrop, returning the crop and the attention centre it used.
