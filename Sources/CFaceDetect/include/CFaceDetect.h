@@ -22,13 +22,13 @@ typedef struct {
 } pm_face_box;
 
 /// Finds frontal faces in `pixels` (8-bit grey, `height` rows of `stride` bytes, `width` used).
-/// `upsample`: times the image is doubled before the search (each finds faces half as large,
-/// at four times the cost; dlib's smallest face is about 80 px before doubling).
+/// Faces from about 80 px (dlib's window) up to the whole image are found; the search costs about
+/// 70 ns of CPU per pixel of the image (BENCHMARKS.md, "Faces"), so callers pass a small one.
 /// Writes up to `capacity` faces, largest score first, into `faces` and returns how many were
 /// found (which may exceed `capacity`), or -1 with a message in `error` (NUL-terminated,
 /// at most `error_size` bytes). Thread-safe: each thread keeps its own detector.
-int pm_detect_faces(const uint8_t *pixels, int width, int height, int stride, int upsample,
-                    pm_face_box *faces, int capacity, char *error, size_t error_size);
+int pm_detect_faces(const uint8_t *pixels, int width, int height, int stride, pm_face_box *faces,
+                    int capacity, char *error, size_t error_size);
 
 /// 1 when the model compiled in (frontal_face_model.h) is byte for byte the one dlib's header
 /// ships, 0 when not (regenerate it with scripts/make-face-model), -1 on error. Slow (it decodes

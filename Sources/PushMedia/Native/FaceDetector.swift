@@ -1,10 +1,12 @@
 import CFaceDetect
+import CPushMediaShims
 import CVips
 import PushMediaModel
 
 /// Frontal faces through dlib's HOG detector (`CFaceDetect`, compiled in, its model decoded once
 /// per process from `frontal_face_model.h`, no model file).
-/// Only ever given a small proxy: the search costs 50-100 ms of CPU on a 512 px one (BENCHMARKS.md).
+/// It searches a softened grey proxy of about ``searchArea`` pixels: ~30 ms of CPU (BENCHMARKS.md,
+/// "Faces").
 enum FaceDetector {
     /// Why detection failed: libvips could not make the grey pixels, or dlib reported an error.
     struct Failure: Error, CustomStringConvertible {
@@ -25,13 +27,19 @@ enum FaceDetector {
     /// Faces reported at most; more are dropped (the lowest scores).
     static let maxFaces = 32
 
+    /// Pixels of the grey proxy searched (775×581 for a 4:3 image, 1162×387 for a 3:1 banner).
+    /// dlib finds faces from about 80 px, so from 1/7 of a 4:3 image's short side and 1/5 of a
+    /// 3:1 banner's; the search's CPU grows with the area. Smaller images are searched as they are.
+    static let searchArea = 450_000
+    /// The proxy is blurred this much (pixels) before the search: dlib's model was trained on
+    /// soft, upsampled faces, and on a sharp proxy it took a flag patch or a sleeve for a face
+    /// (BENCHMARKS.md, "Faces").
+    static let blurSigma = 1.0
+
     /// The faces in `image` (any band count; alpha is ignored) as unit rects of it, clamped
-    /// inside it, surest first. `upsample` doubles the image that many times first (dlib's
-    /// smallest face is about 80 px, so 40 px after one doubling).
-    static func detect(in image: Vips.Image, upsample: Int = 1) throws -> [UnitRect] {
-        var grey = try image.colourspace(VIPS_INTERPRETATION_B_W)
-        if grey.bands > 1 { grey = try grey.extractBands(0, count: 1) }
-        if grey.bandFormat != VIPS_FORMAT_UCHAR { grey = try grey.cast(VIPS_FORMAT_UCHAR) }
+    /// inside it, surest first.
+    static func detect(in image: Vips.Image) throws -> [UnitRect] {
+        let grey = try searchProxy(of: image)
         let memory = try grey.memoryBytes()
         let width = grey.width
         let height = grey.height
@@ -42,8 +50,8 @@ enum FaceDetector {
         var message = [CChar](repeating: 0, count: 256)
         let count = memory.withUnsafeBytes { raw in
             pm_detect_faces(
-                raw.bindMemory(to: UInt8.self).baseAddress, Int32(width), Int32(height), Int32(width), Int32(upsample),
-                &boxes, Int32(maxFaces), &message, message.count)
+                raw.bindMemory(to: UInt8.self).baseAddress, Int32(width), Int32(height), Int32(width), &boxes,
+                Int32(maxFaces), &message, message.count)
         }
         guard count >= 0 else {
             throw Failure(message: "face detection: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
@@ -58,5 +66,19 @@ enum FaceDetector {
                 x: Double(left) / Double(width), y: Double(top) / Double(height),
                 w: Double(right - left) / Double(width), h: Double(bottom - top) / Double(height))
         }
+    }
+
+    /// The grey, softened proxy of about ``searchArea`` pixels the search reads. Grey is the
+    /// green band of an RGB image (most of its luminance; cheaper than a colour conversion),
+    /// reduced with a linear kernel.
+    static func searchProxy(of image: Vips.Image) throws -> Vips.Image {
+        var grey =
+            image.bands >= 3 && image.interpretation == VIPS_INTERPRETATION_sRGB
+            ? try image.extractBands(1, count: 1)
+            : try image.colourspace(VIPS_INTERPRETATION_B_W).extractBands(0, count: 1)
+        if grey.bandFormat != VIPS_FORMAT_UCHAR { grey = try grey.cast(VIPS_FORMAT_UCHAR) }
+        let factor = (Double(searchArea) / (Double(grey.width) * Double(grey.height))).squareRoot()
+        if factor < 1 { grey = try grey.resize(horizontal: factor, vertical: factor, kernel: VIPS_KERNEL_LINEAR) }
+        return try grey.gaussianBlur(sigma: blurSigma)
     }
 }

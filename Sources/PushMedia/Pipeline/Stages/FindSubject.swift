@@ -16,9 +16,6 @@ struct Subject {
 
     /// Long side of the proxy the attention and entropy search runs on.
     static let proxySide = 256
-    /// Long side of the proxy faces are searched on (doubled once inside the detector): on a
-    /// 256 px proxy a face in a 2400×800 banner is about 20 px and is missed (BENCHMARKS.md).
-    static let faceProxySide = 512
 
     /// Finds the subject once, on a small proxy of the decoded image, with the profile's
     /// strategy (`smart`: faces when there are any, else attention). For an animation it first
@@ -56,15 +53,12 @@ struct Subject {
         return subject
     }
 
-    /// The faces in `image`, searched on a ``faceProxySide`` proxy; nil (and a warning) when the
-    /// search fails, so attention decides instead.
+    /// The faces in `image` (searched on the detector's own proxy, ``FaceDetector/searchArea``
+    /// pixels: on the 256 px attention proxy a face in a 2400×800 banner is about 20 px, too small
+    /// to find); nil (and a warning) when the search fails, so attention decides instead.
     static func findFaces(in image: Vips.Image, _ run: ItemRun) -> [UnitRect]? {
         do {
-            let faces: [UnitRect] = try Vips.attributed {
-                let factor = Double(faceProxySide) / Double(max(image.width, image.height))
-                let proxy: Vips.Image = factor < 1 ? try image.resize(horizontal: factor, vertical: factor) : image
-                return try FaceDetector.detect(in: proxy)
-            }
+            let faces = try Vips.attributed { try FaceDetector.detect(in: image) }
             return faces.sorted { $0.w * $0.h > $1.w * $1.h }
         } catch {
             run.warnings.append("subject: face detection failed (\(error)); libvips' attention chose the subject")
