@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 import PushMediaModel
 import Testing
@@ -73,6 +74,24 @@ struct FaceTests {
     @Test("the embedded model is dlib's own (scripts/make-face-model regenerates it after a dlib upgrade)")
     func embeddedModel() {
         #expect(FaceDetector.embeddedModelIsDlibs == true)
+    }
+
+    @Test("the search reads one 8-bit band of about 450,000 pixels of any larger image, and a smaller image at its own size")
+    func searchProxySize() throws {
+        for (width, height) in [(1200, 900), (1800, 600), (1000, 1000), (4000, 3000)] {
+            let proxy = try FaceDetector.searchProxy(of: try Vips.Image.noise(width: width, height: height))
+            #expect(proxy.bands == 1 && proxy.bandFormat == VIPS_FORMAT_UCHAR)
+            let area = Double(proxy.width * proxy.height)
+            #expect(abs(area - Double(FaceDetector.searchArea)) < 0.01 * Double(FaceDetector.searchArea), "\(width)×\(height) → \(proxy.width)×\(proxy.height)")
+            // The shape is kept.
+            #expect(abs(Double(proxy.width) / Double(proxy.height) - Double(width) / Double(height)) < 0.01)
+        }
+        let small = try FaceDetector.searchProxy(of: try Vips.Image.noise(width: 512, height: 512))
+        #expect(small.width == 512 && small.height == 512)
+        // A grey image (no green band) goes through libvips' B_W conversion.
+        let grey = try Vips.Image.noise(width: 1600, height: 900).colourspace(VIPS_INTERPRETATION_B_W)
+        let greyProxy = try FaceDetector.searchProxy(of: grey)
+        #expect(greyProxy.bands == 1 && greyProxy.width == 894 && greyProxy.height == 503)
     }
 
     @Test("the face lies whole inside the square thumbnail's crop, the expanded crop and the clipping rect, on either side, in every shape")
