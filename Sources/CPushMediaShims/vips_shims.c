@@ -1,5 +1,7 @@
 #define _GNU_SOURCE // dladdr
 #include "PushMediaShims.h"
+
+#include <math.h>
 #include <dlfcn.h>
 #include <gmodule.h>
 #include <stdlib.h>
@@ -121,10 +123,12 @@ int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
 }
 
 int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel) {
-    // gap 0: the kernel does the whole reduction. With libvips 8.14's default (2.0), a scale of
-    // 1/4 or less is first box-shrunk and then reduced, which took 2-10 times the CPU on decoded
-    // images (BENCHMARKS.md, "Faces").
-    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, "gap", 0.0, NULL);
+    // libvips 8.14's default (gap 2) box-shrinks by an integer factor first whenever the scale
+    // is 1/4 or less, then reduces the rest; on decoded images that took 2-10 times the CPU of
+    // letting the kernel do the whole reduction (gap 0) at scales from 1/4 to 1/10. Below 1/16
+    // the kernel grows so wide that the box shrink wins again (BENCHMARKS.md, "Faces").
+    double gap = fmin(hscale, vscale) < 1.0 / 16 ? 2.0 : 0.0;
+    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, "gap", gap, NULL);
 }
 
 int pm_gaussblur(VipsImage *in, VipsImage **out, double sigma) {

@@ -58,7 +58,7 @@ int pm_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
 int pm_cast(VipsImage *in, VipsImage **out, VipsBandFormat format);
 int pm_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
 int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n);
-/// Resize by hscale, vscale with `kernel` doing the whole reduction (no box pre-shrink).
+/// Resize by hscale, vscale; `kernel` does the whole reduction down to 1/16 (box pre-shrink below).
 int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel);
 /// Gaussian blur (integer precision for 8-bit images).
 int pm_gaussblur(VipsImage *in, VipsImage **out, double sigma);

@@ -37,7 +37,7 @@ extension Vips.Image {
     }
 
     /// Resize by the two scales, Lanczos3 unless told otherwise; the kernel does the whole
-    /// reduction (libvips' box pre-shrink is off: see `pm_resize`).
+    /// reduction down to 1/16 (libvips' box pre-shrink only below: see `pm_resize`).
     func resize(horizontal: Double, vertical: Double, kernel: VipsKernel = VIPS_KERNEL_LANCZOS3) throws -> Vips.Image {
         try Vips.call("resize") { pm_resize(pointer, $0, horizontal, vertical, kernel) }
     }
