@@ -1,5 +1,4 @@
 import CFaceDetect
-import CPushMediaShims
 import CVips
 import PushMediaModel
 
@@ -78,7 +77,7 @@ enum FaceDetector {
             : try image.colourspace(VIPS_INTERPRETATION_B_W).extractBands(0, count: 1)
         if grey.bandFormat != VIPS_FORMAT_UCHAR { grey = try grey.cast(VIPS_FORMAT_UCHAR) }
         let factor = (Double(searchArea) / (Double(grey.width) * Double(grey.height))).squareRoot()
-        if factor < 1 { grey = try grey.resize(horizontal: factor, vertical: factor, kernel: VIPS_KERNEL_LINEAR) }
+        if factor < 1 { grey = try grey.resize(horizontal: factor, vertical: factor, kernel: .linear) }
         return try grey.gaussianBlur(sigma: blurSigma)
     }
 }
