@@ -141,7 +141,7 @@ struct WorkerEndpointTests {
             "/usr/bin/env", ["python3", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory",
                              Support.packageRoot.appendingPathComponent("Fixtures/photos").path],
             in: folder, name: "http")
-        defer { server.signal(SIGKILL) }  // not SIGTERM: children inherit the spawning thread's signal mask, where SIGTERM is blocked
+        defer { server.stop() }
         try await Task.sleep(for: .milliseconds(500))
         let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
         let url = "http://127.0.0.1:\(port)/landscape.jpg"

@@ -92,7 +92,7 @@ struct S3OutputTests {
         _ = await proxy.exitStatus(within: 10)
         try await Task.sleep(for: .seconds(4))
         let again = try s3.proxy(port: port, in: folder, name: "proxy-2")
-        defer { again.signal(SIGKILL) }  // not SIGTERM: children inherit the spawning thread's signal mask, where SIGTERM is blocked
+        defer { again.stop() }
         let status = await worker.exitStatus(within: 300)
         #expect(status == 0, "\(worker.error)")
 

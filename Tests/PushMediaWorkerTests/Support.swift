@@ -41,6 +41,10 @@ final class BackgroundProcess: @unchecked Sendable {
         kill(process.processIdentifier, signal)
     }
 
+    /// Stops a helper server (HTTP, S3 proxy) for good: SIGKILL, since SIGTERM is blocked in the
+    /// signal mask it inherits from the spawning thread.
+    func stop() { signal(SIGKILL) }
+
     /// Waits for the exit (killing it after `seconds`) and returns the status. Polls instead of
     /// `waitUntilExit()`, which blocks a thread of Swift's small cooperative pool.
     func exitStatus(within seconds: Double) async -> Int32 {
