@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /// One face, in pixels of the image passed in (origin top-left), and the detector's score
-/// (higher is surer; dlib reports faces scoring above 0).
+/// (higher is surer; faces scoring under 0.1 are not reported).
 typedef struct {
     int x;
     int y;
@@ -21,8 +21,8 @@ typedef struct {
     double score;
 } pm_face_box;
 
-/// Finds frontal faces in `pixels` (8-bit grey, `height` rows of `stride` bytes, `width` used).
-/// Faces from about 80 px (dlib's window) up to the whole image are found; the search costs about
+/// Finds frontal faces in `pixels` (8-bit grey, `height` rows of `stride` bytes, `width` used),
+/// blurred slightly first (sigma 1, as dlib's model expects). Faces from about 80 px (dlib's window) up to the whole image are found; the search costs about
 /// 70 ns of CPU per pixel of the image (BENCHMARKS.md, "Faces"), so callers pass a small one.
 /// Writes up to `capacity` faces, largest score first, into `faces` and returns how many were
 /// found (which may exceed `capacity`), or -1 with a message in `error` (NUL-terminated,

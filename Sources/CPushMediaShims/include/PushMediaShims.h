@@ -60,8 +60,6 @@ int pm_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width
 int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n);
 /// Resize by hscale, vscale; `kernel` does the whole reduction down to 1/16 (box pre-shrink below).
 int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel);
-/// Gaussian blur (integer precision for 8-bit images).
-int pm_gaussblur(VipsImage *in, VipsImage **out, double sigma);
 /// Smartcrop returning the crop and the attention centre it used.
 int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
                  VipsInteresting interesting, int *attention_x, int *attention_y);

@@ -30,10 +30,6 @@ enum FaceDetector {
     /// dlib finds faces from about 80 px, so from 1/7 of a 4:3 image's short side and 1/5 of a
     /// 3:1 banner's; the search's CPU grows with the area. Smaller images are searched as they are.
     static let searchArea = 450_000
-    /// The proxy is blurred this much (pixels) before the search: dlib's model was trained on
-    /// soft, upsampled faces, and on a sharp proxy it took a flag patch or a sleeve for a face
-    /// (BENCHMARKS.md, "Faces").
-    static let blurSigma = 1.0
 
     /// The faces in `image` (any band count; alpha is ignored) as unit rects of it, clamped
     /// inside it, surest first.
@@ -67,9 +63,9 @@ enum FaceDetector {
         }
     }
 
-    /// The grey, softened proxy of about ``searchArea`` pixels the search reads. Grey is the
-    /// green band of an RGB image (most of its luminance; cheaper than a colour conversion),
-    /// reduced with a linear kernel.
+    /// The grey proxy of about ``searchArea`` pixels the search reads (`pm_detect_faces` blurs it
+    /// slightly first). Grey is the green band of an RGB image (most of its luminance; cheaper
+    /// than a colour conversion), reduced with a linear kernel.
     static func searchProxy(of image: Vips.Image) throws -> Vips.Image {
         var grey =
             image.bands >= 3 && image.interpretation == VIPS_INTERPRETATION_sRGB
@@ -77,7 +73,6 @@ enum FaceDetector {
             : try image.colourspace(VIPS_INTERPRETATION_B_W).extractBands(0, count: 1)
         if grey.bandFormat != VIPS_FORMAT_UCHAR { grey = try grey.cast(VIPS_FORMAT_UCHAR) }
         let factor = (Double(searchArea) / (Double(grey.width) * Double(grey.height))).squareRoot()
-        if factor < 1 { grey = try grey.resize(horizontal: factor, vertical: factor, kernel: .linear) }
-        return try grey.gaussianBlur(sigma: blurSigma)
+        return factor < 1 ? try grey.resize(horizontal: factor, vertical: factor, kernel: .linear) : grey
     }
 }

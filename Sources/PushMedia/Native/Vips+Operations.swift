@@ -57,10 +57,6 @@ extension Vips.Image {
         try Vips.call("resize") { pm_resize(pointer, $0, horizontal, vertical, kernel.value) }
     }
 
-    func gaussianBlur(sigma: Double) throws -> Vips.Image {
-        try Vips.call("gaussblur") { pm_gaussblur(pointer, $0, sigma) }
-    }
-
     /// libvips' smartcrop, returning the crop and the attention centre it used.
     func smartcrop(width: Int, height: Int, interesting: Vips.Interesting) throws -> (
         image: Vips.Image, attentionX: Int, attentionY: Int
