@@ -49,7 +49,8 @@ let package = Package(
             // giflib re-packs the GIFs libvips writes (gif_repack.c).
             linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("gif")]
         ),
-        // Frontal faces: dlib's HOG detector (its model is compiled in) behind a plain C header.
+        // Frontal faces: dlib's HOG detector (its model is compiled in) behind a plain C header,
+        // built twice (face_search.h): for any CPU, and for AVX2 + FMA, picked at run time.
         // dlib is linked statically (`libdlib.a` from libdlib-dev) and compiled without BLAS and
         // LAPACK, so the runtime needs no package for it: no libdlib19.1, none of the 97 MB
         // libdlib-data it depends on, no liblapack3 or libblas3.

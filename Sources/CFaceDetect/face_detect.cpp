@@ -1,5 +1,7 @@
-// dlib's HOG frontal-face detector behind the C interface in CFaceDetect.h. Every exception
-// stops here and becomes -1 with its message: C++ never unwinds into Swift.
+// dlib's HOG frontal-face detector behind the C interface in CFaceDetect.h: the model, the search
+// built for any CPU (face_search.h), and the choice between it and the AVX2 build
+// (face_detect_avx2.cpp). Every exception stops here and becomes -1 with its message: C++ never
+// unwinds into Swift.
 #include "CFaceDetect.h"
 
 #include "frontal_face_model.h"
@@ -19,13 +21,13 @@
 #include <dlib/base64.h>
 #include <dlib/image_processing/frontal_face_detector.h>
 
-#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
-#include <sstream>
-#include <string>
-#include <vector>
+
+#define PM_FACE_SEARCH_ENTRY search_portable
+#include "face_search.h"
 
 namespace {
 
@@ -43,84 +45,54 @@ std::string embedded_model() {
     return plain.str();
 }
 
-// dlib's frontal-face filters on a pyramid that shrinks by 3/4 a level instead of dlib's 5/6:
-// 2.3 times the image's pixels searched instead of 3.3 (BENCHMARKS.md, "Faces"). The filters and
-// the 80 px window are dlib's model as it ships; only the spacing of the scales differs.
-using face_detector = dlib::object_detector<dlib::scan_fhog_pyramid<dlib::pyramid_down<4>>>;
-
-// Once per process (thread-safe static initialisation; retried if it threw).
-const face_detector &prototype() {
-    static const face_detector instance = [] {
-        face_detector detector;
-        std::istringstream model(embedded_model());
-        dlib::deserialize(detector, model);
-        return detector;
+// The AVX2 build when the CPU (and the kernel, for the wider registers) has AVX2 and FMA.
+bool cpu_has_avx2() {
+#if defined(__x86_64__)
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     }();
-    return instance;
-}
-
-// A search changes the detector's scanner, so each thread searches with its own copy (~0.1 ms).
-face_detector &detector() {
-    thread_local face_detector instance = prototype();
-    return instance;
-}
-
-// dlib reports windows scoring above 0. On the face set (Benchmarks/faces.py) every true face
-// scores at least 0.35 and the few false ones (a sleeve, a flag patch) stay under 0.1, where
-// rounding in the blur decides whether they show: they are dropped.
-constexpr double minimum_score = 0.1;
-
-// The image blurred with the 3-tap Gaussian mask for sigma 1 (12, 20, 12 over 44; libvips'
-// gaussmat), across then down, edges repeated, rounded after each pass. dlib's model was trained
-// on soft, upsampled faces: on a sharp image it takes a flag patch or a sleeve for a face
-// (BENCHMARKS.md, "Faces"). Done here rather than with libvips' gaussblur, whose run-time
-// compiled (orc) convolution crashed a worker thread once under parallel tests.
-void soften(const uint8_t *pixels, int width, int height, int stride, dlib::array2d<unsigned char> &out) {
-    auto tap = [](int a, int b, int c) { return static_cast<unsigned char>((12 * a + 20 * b + 12 * c + 22) / 44); };
-    std::vector<unsigned char> across(static_cast<size_t>(width) * static_cast<size_t>(height));
-    for (int y = 0; y < height; y++) {
-        const uint8_t *row = pixels + static_cast<size_t>(y) * static_cast<size_t>(stride);
-        unsigned char *to = &across[static_cast<size_t>(y) * static_cast<size_t>(width)];
-        for (int x = 0; x < width; x++)
-            to[x] = tap(row[x > 0 ? x - 1 : 0], row[x], row[x + 1 < width ? x + 1 : width - 1]);
-    }
-    out.set_size(height, width);
-    for (int y = 0; y < height; y++) {
-        const unsigned char *above = &across[static_cast<size_t>(y > 0 ? y - 1 : 0) * static_cast<size_t>(width)];
-        const unsigned char *here = &across[static_cast<size_t>(y) * static_cast<size_t>(width)];
-        const unsigned char *below =
-            &across[static_cast<size_t>(y + 1 < height ? y + 1 : height - 1) * static_cast<size_t>(width)];
-        for (int x = 0; x < width; x++) out[y][x] = tap(above[x], here[x], below[x]);
-    }
+    return has;
+#else
+    return false;
+#endif
 }
 
 } // namespace
 
-extern "C" int pm_detect_faces(const uint8_t *pixels, int width, int height, int stride, pm_face_box *faces,
-                               int capacity, char *error, size_t error_size) {
+const std::string &pm_face_search::serialized_model() {
+    static const std::string model = embedded_model();
+    return model;
+}
+
+extern "C" int pm_face_search_build(pm_face_search_choice choice) {
+    switch (choice) {
+    case PM_FACE_SEARCH_AUTOMATIC: return cpu_has_avx2() ? PM_FACE_SEARCH_AVX2 : PM_FACE_SEARCH_PORTABLE;
+    case PM_FACE_SEARCH_PORTABLE: return PM_FACE_SEARCH_PORTABLE;
+    case PM_FACE_SEARCH_AVX2: return cpu_has_avx2() ? PM_FACE_SEARCH_AVX2 : -1;
+    }
+    return -1;
+}
+
+extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const uint8_t *pixels, int width, int height,
+                                    int stride, pm_face_box *faces, int capacity, char *error, size_t error_size) {
     if (!pixels || width <= 0 || height <= 0 || stride < width || capacity < 0 || (capacity > 0 && !faces)) {
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
+    const int build = pm_face_search_build(choice);
     try {
-        dlib::array2d<unsigned char> image;
-        soften(pixels, width, height, stride, image);
-        std::vector<dlib::rect_detection> found;
-        detector()(image, found, minimum_score);
-        std::sort(found.begin(), found.end(),
-                  [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
-                      return a.detection_confidence > b.detection_confidence;
-                  });
-        const int count = static_cast<int>(found.size());
-        for (int i = 0; i < std::min(count, capacity); i++) {
-            const dlib::rectangle &r = found[static_cast<size_t>(i)].rect;
-            faces[i].x = static_cast<int>(r.left());
-            faces[i].y = static_cast<int>(r.top());
-            faces[i].width = static_cast<int>(r.width());
-            faces[i].height = static_cast<int>(r.height());
-            faces[i].score = found[static_cast<size_t>(i)].detection_confidence;
+        switch (build) {
+#if defined(__x86_64__)
+        case PM_FACE_SEARCH_AVX2:
+            return pm_face_search::search_avx2(pixels, width, height, stride, faces, capacity);
+#endif
+        case PM_FACE_SEARCH_PORTABLE:
+            return pm_face_search::search_portable(pixels, width, height, stride, faces, capacity);
+        default:
+            set_error(error, error_size, "this CPU lacks AVX2 or FMA");
+            return -1;
         }
-        return count;
     } catch (const std::bad_alloc &) {
         set_error(error, error_size, "out of memory");
     } catch (const std::exception &e) {
@@ -129,6 +101,12 @@ extern "C" int pm_detect_faces(const uint8_t *pixels, int width, int height, int
         set_error(error, error_size, "unknown error");
     }
     return -1;
+}
+
+extern "C" int pm_detect_faces(const uint8_t *pixels, int width, int height, int stride, pm_face_box *faces,
+                               int capacity, char *error, size_t error_size) {
+    return pm_detect_faces_with(PM_FACE_SEARCH_AUTOMATIC, pixels, width, height, stride, faces, capacity, error,
+                                error_size);
 }
 
 extern "C" int pm_face_model_is_dlibs(void) {

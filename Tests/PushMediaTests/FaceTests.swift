@@ -94,6 +94,23 @@ struct FaceTests {
         #expect(greyProxy.bands == 1 && greyProxy.width == 894 && greyProxy.height == 503)
     }
 
+    @Test(
+        "the AVX2 build finds the same faces as the portable one, in every banner, and is the one that runs",
+        .enabled(if: FaceDetector.SearchBuild.avx2.isAvailable, "this CPU has no AVX2 and FMA"))
+    func searchBuildsAgree() throws {
+        let (folder, banners) = try Self.banners()
+        var faces = 0
+        for banner in banners {
+            let image = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
+            let portable = try FaceDetector.detect(in: image, build: .portable)
+            let avx2 = try FaceDetector.detect(in: image, build: .avx2)
+            #expect(portable == avx2, "\(banner.file)")
+            faces += portable.count
+        }
+        #expect(faces >= banners.filter { $0.face != nil }.count)
+        #expect(FaceDetector.SearchBuild.automatic == .avx2)
+    }
+
     @Test("the face lies whole inside the square thumbnail's crop, the expanded crop and the clipping rect, on either side, in every shape")
     func faceInEveryCrop() throws {
         let (folder, banners) = try Self.banners()

@@ -21,14 +21,35 @@ typedef struct {
     double score;
 } pm_face_box;
 
+/// Which build of the search runs: dlib's templates compiled for any CPU of the architecture, or
+/// (x86-64) with AVX2 and FMA, about a third fewer instructions (BENCHMARKS.md, "Faces"). The two
+/// find the same faces; scores may differ in the last digits (float sums in another order).
+typedef enum {
+    /// AVX2 when the CPU has it (checked once per process), else portable.
+    PM_FACE_SEARCH_AUTOMATIC = 0,
+    PM_FACE_SEARCH_PORTABLE = 1,
+    PM_FACE_SEARCH_AVX2 = 2,
+} pm_face_search_choice;
+
+/// The build `choice` runs on this CPU (PM_FACE_SEARCH_PORTABLE or PM_FACE_SEARCH_AVX2), or -1
+/// when it asks for AVX2 on a CPU without it.
+int pm_face_search_build(pm_face_search_choice choice);
+
 /// Finds frontal faces in `pixels` (8-bit grey, `height` rows of `stride` bytes, `width` used),
-/// blurred slightly first (sigma 1, as dlib's model expects). Faces from about 80 px (dlib's window) up to the whole image are found; the search costs about
-/// 70 ns of CPU per pixel of the image (BENCHMARKS.md, "Faces"), so callers pass a small one.
+/// blurred slightly first (sigma 1, as dlib's model expects), with the build
+/// PM_FACE_SEARCH_AUTOMATIC picks. Faces from about 80 px (dlib's window) up to the whole image
+/// are found; the search's CPU grows with the image's area (BENCHMARKS.md, "Faces"), so callers
+/// pass a small one.
 /// Writes up to `capacity` faces, largest score first, into `faces` and returns how many were
 /// found (which may exceed `capacity`), or -1 with a message in `error` (NUL-terminated,
 /// at most `error_size` bytes). Thread-safe: each thread keeps its own detector.
 int pm_detect_faces(const uint8_t *pixels, int width, int height, int stride, pm_face_box *faces,
                     int capacity, char *error, size_t error_size);
+
+/// pm_detect_faces with the build chosen (see pm_face_search_build; -1 and a message when the
+/// CPU cannot run it). For tests and benchmarks that compare the builds.
+int pm_detect_faces_with(pm_face_search_choice choice, const uint8_t *pixels, int width, int height, int stride,
+                         pm_face_box *faces, int capacity, char *error, size_t error_size);
 
 /// 1 when the model compiled in (frontal_face_model.h) is byte for byte the one dlib's header
 /// ships, 0 when not (regenerate it with scripts/make-face-model), -1 on error. Slow (it decodes
