@@ -74,9 +74,12 @@ extern "C" int pm_face_search_build(pm_face_search_choice choice) {
     return -1;
 }
 
-extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const uint8_t *pixels, int width, int height,
-                                    int stride, pm_face_box *faces, int capacity, char *error, size_t error_size) {
-    if (!pixels || width <= 0 || height <= 0 || stride < width || capacity < 0 || (capacity > 0 && !faces)) {
+extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, long search_area,
+                                    pm_face_box *faces, int capacity, int *searched_width, int *searched_height,
+                                    char *error, size_t error_size) {
+    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
+        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands ||
+        search_area <= 0 || capacity < 0 || (capacity > 0 && !faces) || !searched_width || !searched_height) {
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
@@ -85,10 +88,11 @@ extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const uint8_t 
         switch (build) {
 #if defined(__x86_64__)
         case PM_FACE_SEARCH_AVX2:
-            return pm_face_search::search_avx2(pixels, width, height, stride, faces, capacity);
+            return pm_face_search::search_avx2(*image, search_area, faces, capacity, searched_width, searched_height);
 #endif
         case PM_FACE_SEARCH_PORTABLE:
-            return pm_face_search::search_portable(pixels, width, height, stride, faces, capacity);
+            return pm_face_search::search_portable(*image, search_area, faces, capacity, searched_width,
+                                                   searched_height);
         default:
             set_error(error, error_size, "this CPU lacks AVX2 or FMA");
             return -1;
@@ -103,10 +107,10 @@ extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const uint8_t 
     return -1;
 }
 
-extern "C" int pm_detect_faces(const uint8_t *pixels, int width, int height, int stride, pm_face_box *faces,
-                               int capacity, char *error, size_t error_size) {
-    return pm_detect_faces_with(PM_FACE_SEARCH_AUTOMATIC, pixels, width, height, stride, faces, capacity, error,
-                                error_size);
+extern "C" int pm_detect_faces(const pm_face_image *image, long search_area, pm_face_box *faces, int capacity,
+                               int *searched_width, int *searched_height, char *error, size_t error_size) {
+    return pm_detect_faces_with(PM_FACE_SEARCH_AUTOMATIC, image, search_area, faces, capacity, searched_width,
+                                searched_height, error, error_size);
 }
 
 extern "C" int pm_face_model_is_dlibs(void) {

@@ -16,11 +16,13 @@ namespace pm_face_search {
 /// dlib's frontal-face model, serialised (decoded once from frontal_face_model.h).
 const std::string &serialized_model();
 
-/// The search as one build: the faces in `pixels` (the checks of pm_detect_faces already made),
+/// The search as one build: the faces in `image` (the checks of pm_detect_faces already made),
 /// as pm_detect_faces reports them. Throws what dlib or the allocator throws.
-int search_portable(const uint8_t *pixels, int width, int height, int stride, pm_face_box *faces, int capacity);
+int search_portable(const pm_face_image &image, long search_area, pm_face_box *faces, int capacity,
+                    int *searched_width, int *searched_height);
 #if defined(__x86_64__)
-int search_avx2(const uint8_t *pixels, int width, int height, int stride, pm_face_box *faces, int capacity);
+int search_avx2(const pm_face_image &image, long search_area, pm_face_box *faces, int capacity,
+                int *searched_width, int *searched_height);
 #endif
 
 } // namespace pm_face_search
@@ -29,6 +31,7 @@ int search_avx2(const uint8_t *pixels, int width, int height, int stride, pm_fac
 
 #ifdef PM_FACE_SEARCH_ENTRY
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <vector>
 
@@ -61,19 +64,85 @@ face_detector &detector() {
 // rounding in the blur decides whether they show: they are dropped.
 constexpr double minimum_score = 0.1;
 
+// Which input pixels make one output pixel of a reduction, and their weights: libvips' linear
+// kernel (a triangle as wide as two output pixels) with its centring, output x at input
+// (x + 0.5) / scale - 0.5; taps past the edge dropped and the rest renormalised.
+struct triangle_taps {
+    std::vector<int> first;
+    std::vector<int> count;
+    std::vector<float> weights; // `most` for each output pixel
+    int most = 0;
+
+    triangle_taps(int in, int out) {
+        const double reach = static_cast<double>(in) / out; // the triangle's half-width, input pixels
+        most = static_cast<int>(std::ceil(2 * reach)) + 1;
+        first.resize(static_cast<size_t>(out));
+        count.resize(static_cast<size_t>(out));
+        weights.assign(static_cast<size_t>(out) * static_cast<size_t>(most), 0.0f);
+        for (int o = 0; o < out; o++) {
+            const double centre = (o + 0.5) * reach - 0.5;
+            const int from = std::max(0, static_cast<int>(std::floor(centre - reach)) + 1);
+            const int to = std::min({in - 1, static_cast<int>(std::ceil(centre + reach)) - 1, from + most - 1});
+            double sum = 0;
+            for (int i = from; i <= to; i++) sum += 1 - std::fabs(i - centre) / reach;
+            first[static_cast<size_t>(o)] = from;
+            count[static_cast<size_t>(o)] = to - from + 1;
+            for (int i = from; i <= to; i++)
+                weights[static_cast<size_t>(o) * static_cast<size_t>(most) + static_cast<size_t>(i - from)] =
+                    static_cast<float>((1 - std::fabs(i - centre) / reach) / sum);
+        }
+    }
+};
+
+// The searched band of `image` reduced to `width`×`height` (across, then down), rounded to bytes.
+std::vector<unsigned char> reduce(const pm_face_image &image, int width, int height) {
+    const triangle_taps across(image.width, width), down(image.height, height);
+    const size_t bands = static_cast<size_t>(image.bands);
+    std::vector<float> rows(static_cast<size_t>(width) * static_cast<size_t>(image.height));
+    for (int y = 0; y < image.height; y++) {
+        const uint8_t *row = image.pixels + static_cast<size_t>(y) * static_cast<size_t>(image.stride) + image.band;
+        float *to = &rows[static_cast<size_t>(y) * static_cast<size_t>(width)];
+        for (int x = 0; x < width; x++) {
+            const size_t o = static_cast<size_t>(x);
+            const float *w = &across.weights[o * static_cast<size_t>(across.most)];
+            const uint8_t *from = row + static_cast<size_t>(across.first[o]) * bands;
+            float sum = 0;
+            for (int k = 0; k < across.count[o]; k++) sum += w[k] * from[static_cast<size_t>(k) * bands];
+            to[x] = sum;
+        }
+    }
+    std::vector<unsigned char> out(static_cast<size_t>(width) * static_cast<size_t>(height));
+    std::vector<float> sum(static_cast<size_t>(width));
+    for (int y = 0; y < height; y++) {
+        const size_t o = static_cast<size_t>(y);
+        std::fill(sum.begin(), sum.end(), 0.0f);
+        const float *w = &down.weights[o * static_cast<size_t>(down.most)];
+        for (int k = 0; k < down.count[o]; k++) {
+            const float *row = &rows[static_cast<size_t>(down.first[o] + k) * static_cast<size_t>(width)];
+            const float weight = w[k];
+            for (int x = 0; x < width; x++) sum[static_cast<size_t>(x)] += weight * row[x];
+        }
+        unsigned char *to = &out[o * static_cast<size_t>(width)];
+        for (int x = 0; x < width; x++)
+            to[x] = static_cast<unsigned char>(std::min(255.0f, sum[static_cast<size_t>(x)] + 0.5f));
+    }
+    return out;
+}
+
 // The image blurred with the 3-tap Gaussian mask for sigma 1 (12, 20, 12 over 44; libvips'
 // gaussmat), across then down, edges repeated, rounded after each pass. dlib's model was trained
 // on soft, upsampled faces: on a sharp image it takes a flag patch or a sleeve for a face
 // (BENCHMARKS.md, "Faces"). Done here rather than with libvips' gaussblur, whose run-time
 // compiled (orc) convolution crashed a worker thread once under parallel tests.
-void soften(const uint8_t *pixels, int width, int height, int stride, dlib::array2d<unsigned char> &out) {
+// `step` is the distance in bytes from one pixel's byte to the next one's in a row.
+void soften(const uint8_t *pixels, int width, int height, int stride, int step, dlib::array2d<unsigned char> &out) {
     auto tap = [](int a, int b, int c) { return static_cast<unsigned char>((12 * a + 20 * b + 12 * c + 22) / 44); };
     std::vector<unsigned char> across(static_cast<size_t>(width) * static_cast<size_t>(height));
     for (int y = 0; y < height; y++) {
         const uint8_t *row = pixels + static_cast<size_t>(y) * static_cast<size_t>(stride);
+        auto at = [&](int x) { return static_cast<int>(row[static_cast<size_t>(std::clamp(x, 0, width - 1)) * static_cast<size_t>(step)]); };
         unsigned char *to = &across[static_cast<size_t>(y) * static_cast<size_t>(width)];
-        for (int x = 0; x < width; x++)
-            to[x] = tap(row[x > 0 ? x - 1 : 0], row[x], row[x + 1 < width ? x + 1 : width - 1]);
+        for (int x = 0; x < width; x++) to[x] = tap(at(x - 1), at(x), at(x + 1));
     }
     out.set_size(height, width);
     for (int y = 0; y < height; y++) {
@@ -81,18 +150,31 @@ void soften(const uint8_t *pixels, int width, int height, int stride, dlib::arra
         const unsigned char *here = &across[static_cast<size_t>(y) * static_cast<size_t>(width)];
         const unsigned char *below =
             &across[static_cast<size_t>(y + 1 < height ? y + 1 : height - 1) * static_cast<size_t>(width)];
-        for (int x = 0; x < width; x++) out[y][x] = tap(above[x], here[x], below[x]);
+        unsigned char *to = &out[y][0];
+        for (int x = 0; x < width; x++) to[x] = tap(above[x], here[x], below[x]);
     }
 }
 
 } // namespace
 
-int pm_face_search::PM_FACE_SEARCH_ENTRY(const uint8_t *pixels, int width, int height, int stride,
-                                         pm_face_box *faces, int capacity) {
-    dlib::array2d<unsigned char> image;
-    soften(pixels, width, height, stride, image);
+int pm_face_search::PM_FACE_SEARCH_ENTRY(const pm_face_image &image, long search_area, pm_face_box *faces,
+                                         int capacity, int *searched_width, int *searched_height) {
+    // The proxy: ~search_area pixels of the band (the shape kept), or the image as it is when it
+    // is no larger (upscaling brought back false faces; BENCHMARKS.md, "Faces").
+    const double scale =
+        std::sqrt(static_cast<double>(search_area) / (static_cast<double>(image.width) * image.height));
+    dlib::array2d<unsigned char> proxy;
+    if (scale < 1) {
+        const int width = std::max(1, static_cast<int>(std::lround(image.width * scale)));
+        const int height = std::max(1, static_cast<int>(std::lround(image.height * scale)));
+        soften(reduce(image, width, height).data(), width, height, width, 1, proxy);
+    } else {
+        soften(image.pixels + image.band, image.width, image.height, image.stride, image.bands, proxy);
+    }
+    *searched_width = static_cast<int>(proxy.nc());
+    *searched_height = static_cast<int>(proxy.nr());
     std::vector<dlib::rect_detection> found;
-    detector()(image, found, minimum_score);
+    detector()(proxy, found, minimum_score);
     std::sort(found.begin(), found.end(), [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
         return a.detection_confidence > b.detection_confidence;
     });

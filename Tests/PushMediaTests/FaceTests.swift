@@ -76,22 +76,49 @@ struct FaceTests {
         #expect(FaceDetector.embeddedModelIsDlibs == true)
     }
 
-    @Test("the search reads one 8-bit band of about 450,000 pixels of any larger image, and a smaller image at its own size")
+    @Test("the search reads a proxy of about 450,000 pixels of any larger image, its shape kept, and a smaller image at its own size")
     func searchProxySize() throws {
         for (width, height) in [(1200, 900), (1800, 600), (1000, 1000), (4000, 3000)] {
-            let proxy = try FaceDetector.searchProxy(of: try Vips.Image.noise(width: width, height: height))
-            #expect(proxy.bands == 1 && proxy.bandFormat == VIPS_FORMAT_UCHAR)
-            let area = Double(proxy.width * proxy.height)
-            #expect(abs(area - Double(FaceDetector.searchArea)) < 0.01 * Double(FaceDetector.searchArea), "\(width)×\(height) → \(proxy.width)×\(proxy.height)")
-            // The shape is kept.
-            #expect(abs(Double(proxy.width) / Double(proxy.height) - Double(width) / Double(height)) < 0.01)
+            let searched = try FaceDetector.search(try Vips.Image.noise(width: width, height: height)).searched
+            let area = Double(searched.width * searched.height)
+            #expect(abs(area - Double(FaceDetector.searchArea)) < 0.01 * Double(FaceDetector.searchArea), "\(width)×\(height) → \(searched)")
+            #expect(abs(Double(searched.width) / Double(searched.height) - Double(width) / Double(height)) < 0.01)
         }
-        let small = try FaceDetector.searchProxy(of: try Vips.Image.noise(width: 512, height: 512))
-        #expect(small.width == 512 && small.height == 512)
-        // A grey image (no green band) goes through libvips' B_W conversion.
-        let grey = try Vips.Image.noise(width: 1600, height: 900).colourspace(VIPS_INTERPRETATION_B_W)
-        let greyProxy = try FaceDetector.searchProxy(of: grey)
-        #expect(greyProxy.bands == 1 && greyProxy.width == 894 && greyProxy.height == 503)
+        let small = try FaceDetector.search(try Vips.Image.noise(width: 512, height: 512)).searched
+        #expect(small == PixelSize(width: 512, height: 512))
+        // An sRGB image is searched in its green band as it lies in memory; a grey one (no green
+        // band) goes through libvips' B_W conversion first.
+        let colour = try Vips.Image.noise(width: 1600, height: 900)
+        #expect(try FaceDetector.searchedBand(of: colour).band == 1)
+        let grey = try colour.colourspace(VIPS_INTERPRETATION_B_W)
+        let (greyBand, index) = try FaceDetector.searchedBand(of: grey)
+        #expect(greyBand.bands == 1 && index == 0)
+        #expect(try FaceDetector.search(grey).searched == PixelSize(width: 894, height: 503))
+    }
+
+    @Test("a face is found in the band the search reads, wherever it lies in the pixel: RGB, RGBA and grey copies of a banner give the same faces")
+    func searchedBands() throws {
+        let (folder, banners) = try Self.banners()
+        let banner = try #require(banners.first { $0.face != nil && $0.width == 2400 })
+        let rgb = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
+        let face = try #require(banner.face)
+        let found = try FaceDetector.detect(in: rgb)
+        #expect(found.contains { Self.overlap($0, face) > 0.3 }, "\(found)")
+        // RGBA: an opaque alpha band after every pixel's three.
+        var rgba = [UInt8]()
+        rgba.reserveCapacity(rgb.width * rgb.height * 4)
+        for (index, value) in try rgb.memoryBytes().enumerated() {
+            rgba.append(value)
+            if index % 3 == 2 { rgba.append(255) }
+        }
+        let withAlpha = try #require(rgba.withUnsafeBytes {
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(rgb.width), Int32(rgb.height), 4, VIPS_FORMAT_UCHAR)
+        })
+        withAlpha.pointee.Type = VIPS_INTERPRETATION_sRGB
+        #expect(try FaceDetector.detect(in: Vips.Image(owning: withAlpha)) == found)
+        // The grey copy is made of the green band: the same pixels, one band a pixel.
+        let green = try rgb.extractBands(1, count: 1)
+        #expect(try FaceDetector.detect(in: green) == found)
     }
 
     @Test(

@@ -35,21 +35,34 @@ typedef enum {
 /// when it asks for AVX2 on a CPU without it.
 int pm_face_search_build(pm_face_search_choice choice);
 
-/// Finds frontal faces in `pixels` (8-bit grey, `height` rows of `stride` bytes, `width` used),
-/// blurred slightly first (sigma 1, as dlib's model expects), with the build
-/// PM_FACE_SEARCH_AUTOMATIC picks. Faces from about 80 px (dlib's window) up to the whole image
-/// are found; the search's CPU grows with the image's area (BENCHMARKS.md, "Faces"), so callers
-/// pass a small one.
-/// Writes up to `capacity` faces, largest score first, into `faces` and returns how many were
-/// found (which may exceed `capacity`), or -1 with a message in `error` (NUL-terminated,
-/// at most `error_size` bytes). Thread-safe: each thread keeps its own detector.
-int pm_detect_faces(const uint8_t *pixels, int width, int height, int stride, pm_face_box *faces,
-                    int capacity, char *error, size_t error_size);
+/// An 8-bit image to search: `height` rows of `stride` bytes, each pixel `bands` interleaved
+/// bytes, of which the search reads `band` (an RGB image's green: most of its luminance).
+typedef struct {
+    const uint8_t *pixels;
+    int width;
+    int height;
+    int stride;
+    int bands;
+    int band;
+} pm_face_image;
+
+/// Finds frontal faces in `image`, with the build PM_FACE_SEARCH_AUTOMATIC picks. The search
+/// reads a proxy: the band reduced with a triangle filter (libvips' linear kernel) to about
+/// `search_area` pixels, the shape kept (an image no larger is read as it is), then blurred with
+/// a 3-tap Gaussian (sigma 1), as dlib's model expects. Faces from about 80 px of the proxy
+/// (dlib's window) up to all of it are found; the CPU grows with the proxy's area (BENCHMARKS.md,
+/// "Faces"). Writes the proxy's size to `searched_width` and `searched_height`, up to `capacity`
+/// faces in its pixels, largest score first, into `faces`, and returns how many were found (which
+/// may exceed `capacity`), or -1 with a message in `error` (NUL-terminated, at most `error_size`
+/// bytes). Thread-safe: each thread keeps its own detector.
+int pm_detect_faces(const pm_face_image *image, long search_area, pm_face_box *faces, int capacity,
+                    int *searched_width, int *searched_height, char *error, size_t error_size);
 
 /// pm_detect_faces with the build chosen (see pm_face_search_build; -1 and a message when the
 /// CPU cannot run it). For tests and benchmarks that compare the builds.
-int pm_detect_faces_with(pm_face_search_choice choice, const uint8_t *pixels, int width, int height, int stride,
-                         pm_face_box *faces, int capacity, char *error, size_t error_size);
+int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, long search_area,
+                         pm_face_box *faces, int capacity, int *searched_width, int *searched_height, char *error,
+                         size_t error_size);
 
 /// 1 when the model compiled in (frontal_face_model.h) is byte for byte the one dlib's header
 /// ships, 0 when not (regenerate it with scripts/make-face-model), -1 on error. Slow (it decodes

@@ -4,8 +4,8 @@ import PushMediaModel
 
 /// Frontal faces through dlib's HOG detector (`CFaceDetect`, compiled in, its model decoded once
 /// per process from `frontal_face_model.h`, no model file).
-/// It searches a softened grey proxy of about ``searchArea`` pixels: ~20 ms of CPU with AVX2,
-/// ~30 ms without (BENCHMARKS.md, "Faces").
+/// It searches a softened grey proxy of about ``searchArea`` pixels, made in `CFaceDetect` from
+/// the image's memory: ~20 ms of CPU with AVX2, ~30 ms without (BENCHMARKS.md, "Faces").
 enum FaceDetector {
     /// The build of the search that runs: dlib's templates compiled for any CPU, or for AVX2 and
     /// FMA (x86-64; a third fewer instructions, the same faces).
@@ -53,27 +53,43 @@ enum FaceDetector {
     /// 3:1 banner's; the search's CPU grows with the area. Smaller images are searched as they are.
     static let searchArea = 450_000
 
+    /// What one search found: the faces, and the size of the proxy it read.
+    struct Search {
+        /// The faces as unit rects of the image, clamped inside it, surest first.
+        var faces: [UnitRect]
+        /// The proxy `pm_detect_faces` made and searched (``searchArea`` pixels, or the image's
+        /// own size when smaller).
+        var searched: PixelSize
+    }
+
     /// The faces in `image` (any band count; alpha is ignored) as unit rects of it, clamped
     /// inside it, surest first, found by `build` (the CPU's best when nil).
     static func detect(in image: Vips.Image, build: SearchBuild? = nil) throws -> [UnitRect] {
-        let grey = try searchProxy(of: image)
-        let memory = try grey.memoryBytes()
-        let width = grey.width
-        let height = grey.height
-        guard memory.count >= width * height else {
-            throw Failure(message: "grey proxy is \(memory.count) bytes, expected \(width * height)")
-        }
+        try search(image, build: build).faces
+    }
+
+    /// Searches `image`: `pm_detect_faces` reduces the band ``searchedBand(of:)`` names to about
+    /// ``searchArea`` pixels, blurs it slightly and runs dlib's model on it.
+    static func search(_ image: Vips.Image, build: SearchBuild? = nil) throws -> Search {
+        let (grey, band) = try searchedBand(of: image)
         var boxes = [pm_face_box](repeating: pm_face_box(), count: maxFaces)
         var message = [CChar](repeating: 0, count: 256)
-        let count = memory.withUnsafeBytes { raw in
-            pm_detect_faces_with(
-                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, raw.bindMemory(to: UInt8.self).baseAddress, Int32(width),
-                Int32(height), Int32(width), &boxes, Int32(maxFaces), &message, message.count)
+        var searchedWidth: Int32 = 0
+        var searchedHeight: Int32 = 0
+        let count = try grey.withMemoryBytes { pixels in
+            var request = pm_face_image(
+                pixels: pixels.baseAddress, width: Int32(grey.width), height: Int32(grey.height),
+                stride: Int32(grey.width * grey.bands), bands: Int32(grey.bands), band: Int32(band))
+            return pm_detect_faces_with(
+                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, &request, searchArea, &boxes, Int32(maxFaces),
+                &searchedWidth, &searchedHeight, &message, message.count)
         }
         guard count >= 0 else {
             throw Failure(message: "face detection: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         }
-        return boxes.prefix(min(Int(count), maxFaces)).compactMap { box in
+        let width = Int(searchedWidth)
+        let height = Int(searchedHeight)
+        let faces = boxes.prefix(min(Int(count), maxFaces)).compactMap { box -> UnitRect? in
             let left = max(0, min(width, Int(box.x)))
             let top = max(0, min(height, Int(box.y)))
             let right = max(left, min(width, Int(box.x) + Int(box.width)))
@@ -83,18 +99,18 @@ enum FaceDetector {
                 x: Double(left) / Double(width), y: Double(top) / Double(height),
                 w: Double(right - left) / Double(width), h: Double(bottom - top) / Double(height))
         }
+        return Search(faces: faces, searched: PixelSize(width: width, height: height))
     }
 
-    /// The grey proxy of about ``searchArea`` pixels the search reads (`pm_detect_faces` blurs it
-    /// slightly first). Grey is the green band of an RGB image (most of its luminance; cheaper
-    /// than a colour conversion), reduced with a linear kernel.
-    static func searchProxy(of image: Vips.Image) throws -> Vips.Image {
-        var grey =
-            image.bands >= 3 && image.interpretation == VIPS_INTERPRETATION_sRGB
-            ? try image.extractBands(1, count: 1)
-            : try image.colourspace(VIPS_INTERPRETATION_B_W).extractBands(0, count: 1)
+    /// The 8-bit image and band the search reads: an sRGB image's green band as it is (most of
+    /// its luminance; cheaper than a colour conversion), else the image converted to one grey
+    /// band.
+    static func searchedBand(of image: Vips.Image) throws -> (image: Vips.Image, band: Int) {
+        if image.bands >= 3 && image.interpretation == VIPS_INTERPRETATION_sRGB && image.bandFormat == VIPS_FORMAT_UCHAR {
+            return (image, 1)
+        }
+        var grey = try image.colourspace(VIPS_INTERPRETATION_B_W).extractBands(0, count: 1)
         if grey.bandFormat != VIPS_FORMAT_UCHAR { grey = try grey.cast(VIPS_FORMAT_UCHAR) }
-        let factor = (Double(searchArea) / (Double(grey.width) * Double(grey.height))).squareRoot()
-        return factor < 1 ? try grey.resize(horizontal: factor, vertical: factor, kernel: .linear) : grey
+        return (grey, 0)
     }
 }

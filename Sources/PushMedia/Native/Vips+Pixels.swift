@@ -14,6 +14,19 @@ extension Vips.Image {
         return Vips.Image(owning: image)
     }
 
+    /// The 8-bit pixels where they lie in memory (computed into it first when the image is a
+    /// pipeline: one frame's worth), band-interleaved rows of `width * bands` bytes, for the
+    /// duration of `body`.
+    func withMemoryBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result {
+        precondition(bandFormat == VIPS_FORMAT_UCHAR, "withMemoryBytes reads 8-bit images")
+        guard vips_image_wio_input(pointer) == 0, let data = pointer.pointee.data else {
+            throw Vips.Error(operation: "wio_input", message: Vips.takeError())
+        }
+        return try withExtendedLifetime(self) {
+            try body(UnsafeBufferPointer(start: data, count: width * bands * height))
+        }
+    }
+
     /// Every pixel, computed and copied out, band-interleaved, row by row.
     func memoryBytes() throws -> Data {
         var size = 0
