@@ -1,9 +1,9 @@
-// The face search, compiled twice from this one text: for any x86-64 (or other) CPU in
-// face_detect.cpp, and with AVX2 and FMA in face_detect_avx2.cpp, where `dlib` is renamed so the
-// two builds of dlib's templates cannot be merged by the linker. pm_detect_faces (face_detect.cpp)
-// picks one per process from what the CPU has. Include it after dlib's headers; it defines
-// everything in an unnamed namespace except PM_FACE_SEARCH_ENTRY, the function named by the
-// includer.
+// The face search (the proxy it reads, then dlib's detector), compiled twice from this one
+// text: for any x86-64 (or other) CPU in face_detect.cpp, and with AVX2 and FMA in
+// face_detect_avx2.cpp, where `dlib` is renamed so the two builds of dlib's templates cannot be
+// merged by the linker. pm_detect_faces (face_detect.cpp) picks one per process from what the
+// CPU has. Include it after dlib's headers; it defines everything in an unnamed namespace except
+// PM_FACE_SEARCH_ENTRY, the function named by the includer.
 #ifndef PUSHMEDIA_FACE_SEARCH_H
 #define PUSHMEDIA_FACE_SEARCH_H
 
@@ -140,7 +140,9 @@ void soften(const uint8_t *pixels, int width, int height, int stride, int step, 
     std::vector<unsigned char> across(static_cast<size_t>(width) * static_cast<size_t>(height));
     for (int y = 0; y < height; y++) {
         const uint8_t *row = pixels + static_cast<size_t>(y) * static_cast<size_t>(stride);
-        auto at = [&](int x) { return static_cast<int>(row[static_cast<size_t>(std::clamp(x, 0, width - 1)) * static_cast<size_t>(step)]); };
+        auto at = [&](int x) {
+            return static_cast<int>(row[static_cast<size_t>(std::clamp(x, 0, width - 1)) * static_cast<size_t>(step)]);
+        };
         unsigned char *to = &across[static_cast<size_t>(y) * static_cast<size_t>(width)];
         for (int x = 0; x < width; x++) to[x] = tap(at(x - 1), at(x), at(x + 1));
     }
