@@ -15,21 +15,6 @@ extension Vips {
             }
         }
     }
-
-    /// The filter a resize reduces with (libvips' `VipsKernel`).
-    enum Kernel {
-        /// Sharp; the crops and the attention proxy.
-        case lanczos3
-        /// A triangle as wide as the reduction; the face search's proxy.
-        case linear
-
-        var value: VipsKernel {
-            switch self {
-            case .lanczos3: VIPS_KERNEL_LANCZOS3
-            case .linear: VIPS_KERNEL_LINEAR
-            }
-        }
-    }
 }
 
 extension Vips.Image {
@@ -51,10 +36,10 @@ extension Vips.Image {
         try Vips.call("extract_band") { pm_extract_band(pointer, $0, Int32(first), Int32(count)) }
     }
 
-    /// Resize by the two scales, Lanczos3 unless told otherwise; the kernel does the whole
-    /// reduction down to 1/16 (libvips' box pre-shrink only below: see `pm_resize`).
-    func resize(horizontal: Double, vertical: Double, kernel: Vips.Kernel = .lanczos3) throws -> Vips.Image {
-        try Vips.call("resize") { pm_resize(pointer, $0, horizontal, vertical, kernel.value) }
+    /// Resize by the two scales with Lanczos3; the kernel does the whole reduction down to 1/16
+    /// (libvips' box pre-shrink only below: see `pm_resize`).
+    func resize(horizontal: Double, vertical: Double) throws -> Vips.Image {
+        try Vips.call("resize") { pm_resize(pointer, $0, horizontal, vertical, VIPS_KERNEL_LANCZOS3) }
     }
 
     /// libvips' smartcrop, returning the crop and the attention centre it used.
