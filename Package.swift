@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "CFaceDetect",
             // dlib's detector is templates compiled here: unoptimised (debug builds) a search takes
-            // seconds instead of milliseconds, so this one file is always optimised.
+            // seconds instead of milliseconds, so this target is always optimised.
             cxxSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary(":libdlib.a")]
         ),

@@ -29,7 +29,8 @@ enum FaceDetector {
         }
     }
 
-    /// Why detection failed: libvips could not make the grey pixels, or dlib reported an error.
+    /// Why detection failed: `pm_detect_faces` refused the image or dlib reported an error (libvips'
+    /// own failures, making the grey band or reading the pixels, throw ``Vips/Error``).
     struct Failure: Error, CustomStringConvertible {
         var message: String
         var description: String { message }

@@ -16,9 +16,11 @@ extension Vips.Image {
 
     /// The 8-bit pixels where they lie in memory (computed into it first when the image is a
     /// pipeline: one frame's worth), band-interleaved rows of `width * bands` bytes, for the
-    /// duration of `body`.
+    /// duration of `body`. Throws for any other band format.
     func withMemoryBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result {
-        precondition(bandFormat == VIPS_FORMAT_UCHAR, "withMemoryBytes reads 8-bit images")
+        guard bandFormat == VIPS_FORMAT_UCHAR else {
+            throw Vips.Error(operation: "wio_input", message: "8-bit pixels expected, the image has \(bitDepth)-bit")
+        }
         guard vips_image_wio_input(pointer) == 0, let data = pointer.pointee.data else {
             throw Vips.Error(operation: "wio_input", message: Vips.takeError())
         }
