@@ -144,25 +144,43 @@ struct MediaSnifferTests {
         #expect(Vips.Loader(.avif) == .heif && Vips.Loader(.heif) == .heif && Vips.Loader(.tiff) == .tiff)
     }
 
-    @Test("shrink-on-load leaves a factor of two for the final resize, only where the loader can shrink")
+    @Test("shrink-on-load decodes at the smallest scale that still covers the target, only where the loader can shrink")
     func shrinkOnLoad() {
         let target = PixelSize(width: 600, height: 300)
         let jpeg = Vips.Loader.jpeg
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 600), target: target, swapsAxes: false) == 1)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 2400, height: 1200), target: target, swapsAxes: false) == 2)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 4)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 9600, height: 4800), target: target, swapsAxes: false) == 8)
+        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1199, height: 599), target: target, swapsAxes: false) == 1)
+        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 600), target: target, swapsAxes: false) == 2)
+        #expect(jpeg.shrinkFactor(source: PixelSize(width: 4000, height: 2000), target: target, swapsAxes: false) == 4)
+        #expect(jpeg.shrinkFactor(source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 8)
         #expect(jpeg.shrinkFactor(source: PixelSize(width: 40000, height: 20000), target: target, swapsAxes: false) == 8)
         // Stored sideways (EXIF 6): 1200×4800 as stored is 4800×1200 upright, 8 times the target's
-        // width; read as it is stored, it would be 16 times its height.
+        // width and 4 times its height; read as it is stored, it is 2 times the target's width.
         #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 4800), target: target, swapsAxes: true) == 4)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 4800), target: target, swapsAxes: false) == 8)
+        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 4800), target: target, swapsAxes: false) == 2)
         // libwebp scales by any factor: the whole shrink, never an enlargement.
         #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 8)
         #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 1400, height: 700), target: target, swapsAxes: false) == 1400.0 / 600)
         #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 300, height: 100), target: target, swapsAxes: false) == 1)
         for loader in [Vips.Loader.png, .gif, .heif, .tiff] {
             #expect(loader.shrinkFactor(source: PixelSize(width: 9600, height: 4800), target: target, swapsAxes: false) == 1)
+        }
+    }
+
+    @Test("a JPEG's shrink-on-load decode covers every plan's decode size, and twice the shrink would not")
+    func shrinkOnLoadCoversThePlan() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let source = PixelSize(width: Int.random(in: 1...20_000, using: &generator), height: Int.random(in: 1...20_000, using: &generator))
+            let plan = ImagePlan(source: source, profile: Profile())
+            let factor = Int(Vips.Loader.jpeg.shrinkFactor(source: source, target: plan.decode, swapsAxes: false))
+            // libjpeg's scaled size rounds up.
+            func decoded(_ f: Int) -> PixelSize { PixelSize(width: (source.width + f - 1) / f, height: (source.height + f - 1) / f) }
+            #expect([1, 2, 4, 8].contains(factor))
+            #expect(decoded(factor).width >= plan.decode.width && decoded(factor).height >= plan.decode.height, "\(source) → \(plan.decode)")
+            if factor < 8 {
+                let twice = PixelSize(width: source.width / (factor * 2), height: source.height / (factor * 2))
+                #expect(twice.width < plan.decode.width || twice.height < plan.decode.height, "\(source) → \(plan.decode)")
+            }
         }
     }
 }

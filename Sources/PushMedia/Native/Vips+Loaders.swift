@@ -39,19 +39,21 @@ extension Vips {
         var shrinksOnLoad: Bool { self == .jpeg || self == .webp }
 
         /// The shrink-on-load factor for a decode of `source` (as stored) that must still cover
-        /// `target` (upright) once `swapsAxes` (EXIF orientation 5…8) is applied, as
-        /// `vips_thumbnail` chooses it: for JPEG 1, 2, 4 or 8, staying a factor of two above the
-        /// target so the final resize is a real filter rather than the decoder's block average;
-        /// for WebP the whole shrink (libwebp's scaler filters), never below 1. Pure.
+        /// `target` (upright) once `swapsAxes` (EXIF orientation 5…8) is applied: for JPEG the
+        /// largest of 1, 2, 4 or 8 whose decode still covers the target (the smallest useful
+        /// scale, as Pillow's draft mode and `djpeg -scale` decode; `vips_thumbnail` would stay a
+        /// factor of two above the target, which costs a 12 MP photo a full-size decode for no
+        /// difference left after the JPEG encode, BENCHMARKS.md); for WebP the whole shrink
+        /// (libwebp's scaler filters), never below 1. Pure.
         func shrinkFactor(source: PixelSize, target: PixelSize, swapsAxes: Bool) -> Double {
             guard shrinksOnLoad, target.width > 0, target.height > 0 else { return 1 }
             let wanted = swapsAxes ? PixelSize(width: target.height, height: target.width) : target
-            let shrink = max(Double(source.width) / Double(wanted.width), Double(source.height) / Double(wanted.height))
+            let shrink = min(Double(source.width) / Double(wanted.width), Double(source.height) / Double(wanted.height))
             guard self == .jpeg else { return max(1, shrink) }
             switch shrink {
-            case 16...: return 8
-            case 8...: return 4
-            case 4...: return 2
+            case 8...: return 8
+            case 4...: return 4
+            case 2...: return 2
             default: return 1
             }
         }
