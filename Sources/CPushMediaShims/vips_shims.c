@@ -118,6 +118,16 @@ int pm_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width
     return vips_extract_area(in, out, left, top, width, height, NULL);
 }
 
+int pm_reduce_height(VipsImage *in, VipsImage **out, int height) {
+    if (height < 1 || height > in->Ysize) {
+        vips_error("reduce_height", "a height from 1 to %d expected", in->Ysize);
+        return -1;
+    }
+    return vips_reducev(in, out, (double)in->Ysize / height, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+}
+
+int pm_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+
 int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
     return vips_extract_band(in, out, band, "n", n, NULL);
 }

@@ -125,4 +125,25 @@ struct CropGeometryTests {
         #expect(plan.expanded == PixelSize(width: 900, height: 600))
         #expect(plan.thumbnail == PixelSize(width: 120, height: 120))
     }
+
+    @Test("fitting inside a box: one factor for both sides, never enlarged, inside the box, one side filling it")
+    func fitted() {
+        var rng = SeededRandom(state: 7)
+        for size in Self.sizes() {
+            let box = PixelSize(width: Int.random(in: 1...13_000, using: &rng), height: Int.random(in: 1...13_000, using: &rng))
+            let fit = ImagePlan.fitted(size, inside: box)
+            #expect(fit.width >= 1 && fit.height >= 1)
+            #expect(fit.width <= size.width && fit.height <= size.height, "\(size) in \(box)")
+            if size.width <= box.width && size.height <= box.height {
+                #expect(fit == size)
+                continue
+            }
+            #expect(fit.width <= box.width && fit.height <= box.height, "\(size) in \(box) → \(fit)")
+            #expect(fit.width == box.width || fit.height == box.height || fit.width == 1 || fit.height == 1, "\(size) in \(box) → \(fit)")
+            // The same factor on both sides, up to rounding to whole pixels.
+            let shrink = max(Double(size.width) / Double(box.width), Double(size.height) / Double(box.height))
+            #expect(abs(Double(size.width) / shrink - Double(fit.width)) <= 0.5 + 1e-9 || fit.width == 1, "\(size) in \(box) → \(fit)")
+            #expect(abs(Double(size.height) / shrink - Double(fit.height)) <= 0.5 + 1e-9 || fit.height == 1, "\(size) in \(box) → \(fit)")
+        }
+    }
 }

@@ -58,6 +58,15 @@ int pm_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
 int pm_cast(VipsImage *in, VipsImage **out, VipsBandFormat format);
 int pm_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
 int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n);
+/// libvips' vertical Lanczos3 reduction to `height` rows (its liborc vector path).
+int pm_reduce_height(VipsImage *in, VipsImage **out, int height);
+/// Horizontal Lanczos3 reduction of 8-bit pixels to `width` columns, into a new memory image
+/// (vips_reduce.c: libvips 8.14's reduceh has no vector path). `in` is read from memory.
+/// allow_vector: 1 to use SSSE3 where the CPU has it (the same bytes as the plain C loop), 0 for
+/// the plain C loop alone (tests compare the two).
+int pm_reduce_width(VipsImage *in, VipsImage **out, int width, int allow_vector);
+/// Turns the image upright by its EXIF orientation and drops the tag (vips_autorot).
+int pm_autorot(VipsImage *in, VipsImage **out);
 /// Resize by hscale, vscale; `kernel` does the whole reduction down to 1/16 (box pre-shrink below).
 int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel);
 /// Smartcrop returning the crop and the attention centre it used.

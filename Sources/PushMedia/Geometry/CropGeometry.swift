@@ -128,6 +128,16 @@ public struct ImagePlan: Sendable, Equatable {
             height: min(source.height, max(1, Int((Double(source.height) * scale).rounded(.up)))))
     }
 
+    /// `size` scaled by one factor to fit inside `box`, as `vips_thumbnail` fits (never enlarged,
+    /// each side rounded, at least 1 pixel).
+    public static func fitted(_ size: PixelSize, inside box: PixelSize) -> PixelSize {
+        let shrink = max(Double(size.width) / Double(max(1, box.width)), Double(size.height) / Double(max(1, box.height)))
+        guard shrink > 1 else { return size }
+        return PixelSize(
+            width: max(1, Int((Double(size.width) / shrink).rounded())),
+            height: max(1, Int((Double(size.height) / shrink).rounded())))
+    }
+
     /// Where to cut both variants from a decoded image of `working` pixels, given the subject
     /// as a unit point, and the clipping rect of the thumbnail inside the expanded variant.
     /// `keeping` are unit rects (e.g. faces with a margin, then the faces alone) each crop and

@@ -129,18 +129,55 @@ extension Vips.Image {
         from source: Vips.Source, width: Int, height: Int, allPages: Bool = false, failOn: Vips.FailOn = .truncated,
         colourManaged: Bool = true
     ) throws -> Vips.Image {
+        let image = try shrunkOnLoad(source, width: width, height: height, allPages: allPages, failOn: failOn)
+        return try Vips.call("thumbnail") {
+            pm_thumbnail_image(image.pointer, $0, Int32(width), Int32(height), colourManaged ? 1 : 0)
+        }
+    }
+
+    /// ``thumbnail(from:width:height:allPages:failOn:colourManaged:)`` of a still, computed into
+    /// memory (the source is read once, sequentially); the decode stops at `deadline`. The common
+    /// photo (8-bit sRGB or grey, no alpha, nothing to colour-manage) is resized in two passes:
+    /// libvips' vertical reduce while the file is decoded, then ``reducedWidth(to:)`` in memory,
+    /// where `vips_thumbnail_image` would spend most of its time in libvips' scalar reduceh.
+    static func still(
+        from source: Vips.Source, width: Int, height: Int, colourManaged: Bool, until deadline: ContinuousClock.Instant
+    ) throws -> Vips.Image {
+        let image = try shrunkOnLoad(source, width: width, height: height, allPages: false, failOn: .truncated)
+        let plain =
+            image.bandFormat == VIPS_FORMAT_UCHAR && !colourManaged
+            && ((image.bands == 3 && image.interpretation == VIPS_INTERPRETATION_sRGB)
+                || (image.bands == 1 && image.interpretation == VIPS_INTERPRETATION_B_W))
+        guard plain else {
+            let thumbnail = try Vips.call("thumbnail") {
+                pm_thumbnail_image(image.pointer, $0, Int32(width), Int32(height), colourManaged ? 1 : 0)
+            }
+            thumbnail.stopEvaluation(at: deadline)
+            return try thumbnail.copyMemory()
+        }
+        let orientation = image.int(field: "orientation") ?? 1
+        let size = ImagePlan.fitted(
+            PixelSize(width: image.width, height: image.height),
+            inside: (5...8).contains(orientation) ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height))
+        let tall = size.height < image.height ? try image.reducedHeight(to: size.height) : image
+        tall.stopEvaluation(at: deadline)
+        var result = try tall.copyMemory()
+        if size.width < result.width { result = try result.reducedWidth(to: size.width) }
+        return orientation == 1 ? result : try result.autorotated().copyMemory()
+    }
+
+    /// Opened with the loader's shrink-on-load for a decode that still covers `width`×`height`
+    /// (upright), pixels not yet decoded.
+    private static func shrunkOnLoad(
+        _ source: Vips.Source, width: Int, height: Int, allPages: Bool, failOn: Vips.FailOn
+    ) throws -> Vips.Image {
         guard let format = source.format, let loader = Vips.Loader(format) else { throw Vips.notAnImage("thumbnail") }
-        var image = try load(source, failOn: failOn, allPages: allPages, shrink: 1)
+        let image = try load(source, failOn: failOn, allPages: allPages, shrink: 1)
         let stored = PixelSize(width: image.width, height: image.pageHeight > 0 ? image.pageHeight : image.height)
         let orientation = image.int(field: "orientation") ?? 1
         let shrink = loader.shrinkFactor(
             source: stored, target: PixelSize(width: width, height: height), swapsAxes: (5...8).contains(orientation))
-        if shrink > 1 {
-            image = try load(source, failOn: failOn, allPages: allPages, shrink: shrink)
-        }
-        return try Vips.call("thumbnail") {
-            pm_thumbnail_image(image.pointer, $0, Int32(width), Int32(height), colourManaged ? 1 : 0)
-        }
+        return shrink > 1 ? try load(source, failOn: failOn, allPages: allPages, shrink: shrink) : image
     }
 }
 

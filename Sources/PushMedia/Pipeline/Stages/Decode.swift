@@ -22,13 +22,11 @@ struct Decoded {
         do {
             if image.isAnimation { return try Vips.attributed(until: run.deadline) { try animation(image, plan, run) } }
             return try Vips.attributed(until: run.deadline) {
-                let decoded = try Vips.Image.thumbnail(
-                    from: Vips.Source(path: run.input.path), width: plan.decode.width, height: plan.decode.height,
-                    colourManaged: image.needsColourManagement)
-                decoded.stopEvaluation(at: run.deadline)
                 // The source is read sequentially, once: decode into memory before anything else
                 // looks at the pixels (the alpha check and both crops read them again).
-                let inMemory = try decoded.copyMemory()
+                let inMemory = try Vips.Image.still(
+                    from: Vips.Source(path: run.input.path), width: plan.decode.width, height: plan.decode.height,
+                    colourManaged: image.needsColourManagement, until: run.deadline)
                 let (normalized, keepsAlpha) = try inMemory.normalizedToSRGB8()
                 let working = normalized === inMemory ? inMemory : try normalized.copyMemory()
                 return Decoded(pixels: .still(working), keepsAlpha: keepsAlpha, plan: plan)
