@@ -159,10 +159,7 @@ extension Vips.Image {
         let size = ImagePlan.fitted(
             PixelSize(width: image.width, height: image.height),
             inside: (5...8).contains(orientation) ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height))
-        let tall = size.height < image.height ? try image.reducedHeight(to: size.height) : image
-        tall.stopEvaluation(at: deadline)
-        var result = try tall.copyMemory()
-        if size.width < result.width { result = try result.reducedWidth(to: size.width) }
+        let result = try image.reduced(to: size, until: deadline)
         return orientation == 1 ? result : try result.autorotated().copyMemory()
     }
 

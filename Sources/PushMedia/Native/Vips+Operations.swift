@@ -54,6 +54,21 @@ extension Vips.Image {
         try Vips.call("reduce_width") { pm_reduce_width(pointer, $0, Int32(width), vectorized ? 1 : 0) }
     }
 
+    /// Reduced to `size` (at most this image's) with Lanczos3 and computed into memory: for
+    /// 8-bit pixels libvips' reducev, then ``reducedWidth(to:)``; otherwise libvips' resize.
+    /// `deadline` stops the computation of the reducev pass (and of what feeds it).
+    func reduced(to size: PixelSize, until deadline: ContinuousClock.Instant? = nil) throws -> Vips.Image {
+        guard bandFormat == VIPS_FORMAT_UCHAR, size.width <= width, size.height <= height else {
+            let resized = try resize(horizontal: Double(size.width) / Double(width), vertical: Double(size.height) / Double(height))
+            if let deadline { resized.stopEvaluation(at: deadline) }
+            return try resized.copyMemory()
+        }
+        let tall = size.height < height ? try reducedHeight(to: size.height) : self
+        if let deadline { tall.stopEvaluation(at: deadline) }
+        let inMemory = try tall.copyMemory()
+        return size.width < width ? try inMemory.reducedWidth(to: size.width) : inMemory
+    }
+
     /// Upright by the EXIF orientation, the tag dropped.
     func autorotated() throws -> Vips.Image {
         try Vips.call("autorot") { pm_autorot(pointer, $0) }

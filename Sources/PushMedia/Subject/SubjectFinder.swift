@@ -37,7 +37,9 @@ enum SubjectFinder {
         let longSide = max(image.width, image.height)
         let proxy =
             longSide > proxySide
-            ? try image.resize(horizontal: Double(proxySide) / Double(longSide), vertical: Double(proxySide) / Double(longSide))
+            ? try image.reduced(
+                to: ImagePlan.fitted(
+                    PixelSize(width: image.width, height: image.height), inside: PixelSize(width: proxySide, height: proxySide)))
             : image
         let width = proxy.width
         let height = proxy.height
