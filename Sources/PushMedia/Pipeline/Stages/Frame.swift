@@ -63,10 +63,12 @@ struct Framed {
         }
     }
 
-    /// `rect` of `image`, resized to exactly `size`.
+    /// `rect` of `image`, resized to exactly `size`: reduced into memory with ``Vips/Image/reduced(to:until:)``
+    /// (the two-pass Lanczos3) when both sides shrink, else libvips' resize.
     static func cut(_ image: Vips.Image, _ rect: PixelRect, to size: PixelSize) throws -> Vips.Image {
         let area = try image.extractArea(left: rect.x, top: rect.y, width: rect.width, height: rect.height)
         if rect.size == size { return area }
+        if size.width <= rect.width && size.height <= rect.height { return try area.reduced(to: size) }
         let resized = try area.resize(
             horizontal: Double(size.width) / Double(rect.width), vertical: Double(size.height) / Double(rect.height))
         // Rounding in resize can leave a pixel too many; cut to the exact size.
