@@ -25,7 +25,8 @@ static double pm_lanczos3(double x) {
 // 1 << pm_weight_bits. Windows are kept inside the image (weights renormalised at the edges).
 static void pm_reduce_weights(int width, int out_width, int taps, int *first, int16_t *weights) {
     const double shrink = (double)width / out_width;
-    double w[taps];
+    // On the heap: a 65,000-pixel row taken to a few columns has tens of thousands of taps.
+    double *w = g_new(double, taps);
     for (int x = 0; x < out_width; x++) {
         const double centre = (x + 0.5) * shrink - 0.5;
         int start = (int)floor(centre - 3 * shrink) + 1;
@@ -47,6 +48,7 @@ static void pm_reduce_weights(int width, int out_width, int taps, int *first, in
         row[largest] = (int16_t)(row[largest] + (1 << pm_weight_bits) - total);
         first[x] = start;
     }
+    g_free(w);
 }
 
 static inline uint8_t pm_clamp_u8(int32_t sum) {

@@ -103,6 +103,20 @@ struct StillDecodeTests {
         for x in [0, 1, 166, 331, 332] { #expect(try reduced.pixel(x: x, y: 2) == value) }
     }
 
+    @Test("a very wide row taken to a few columns: thousands of taps, weights still exact")
+    func extremeShrink() throws {
+        let flat = try Vips.Image.noise(width: 60_000, height: 2, sigma: 0).copyMemory()
+        let value = try flat.pixel(x: 0, y: 0)
+        for width in [1, 3, 40] {
+            let reduced = try flat.reducedWidth(to: width)
+            #expect(reduced.width == width && reduced.height == 2)
+            #expect(try reduced.pixel(x: width - 1, y: 1) == value)
+        }
+        // reduced(to:) leaves such shrinks to libvips' resize (box pre-shrink below 1/16).
+        let small = try flat.reduced(to: PixelSize(width: 100, height: 2))
+        #expect(small.width == 100 && small.height == 2)
+    }
+
     @Test("bad arguments are errors, not crashes")
     func refusals() throws {
         let image = try Vips.Image.noise(width: 100, height: 10).copyMemory()

@@ -55,10 +55,13 @@ extension Vips.Image {
     }
 
     /// Reduced to `size` (at most this image's) with Lanczos3 and computed into memory: for
-    /// 8-bit pixels libvips' reducev, then ``reducedWidth(to:)``; otherwise libvips' resize.
-    /// `deadline` stops the computation of the reducev pass (and of what feeds it).
+    /// 8-bit pixels libvips' reducev, then ``reducedWidth(to:)``; otherwise, and below 1/16 on
+    /// either side (where libvips box-shrinks first, see ``resize(horizontal:vertical:)``),
+    /// libvips' resize. `deadline` stops the computation of the reducev pass (and of what feeds it).
     func reduced(to size: PixelSize, until deadline: ContinuousClock.Instant? = nil) throws -> Vips.Image {
-        guard bandFormat == VIPS_FORMAT_UCHAR, size.width <= width, size.height <= height else {
+        guard bandFormat == VIPS_FORMAT_UCHAR, size.width <= width, size.height <= height,
+            size.width * 16 >= width, size.height * 16 >= height
+        else {
             let resized = try resize(horizontal: Double(size.width) / Double(width), vertical: Double(size.height) / Double(height))
             if let deadline { resized.stopEvaluation(at: deadline) }
             return try resized.copyMemory()
