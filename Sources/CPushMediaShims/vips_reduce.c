@@ -25,7 +25,6 @@ static double pm_lanczos3(double x) {
 // 1 << pm_weight_bits. Windows are kept inside the image (weights renormalised at the edges).
 static void pm_reduce_weights(int width, int out_width, int taps, int *first, int16_t *weights) {
     const double shrink = (double)width / out_width;
-    // On the heap: a 65,000-pixel row taken to a few columns has tens of thousands of taps.
     double *w = g_new(double, taps);
     for (int x = 0; x < out_width; x++) {
         const double centre = (x + 0.5) * shrink - 0.5;
@@ -105,8 +104,10 @@ __attribute__((target("ssse3"))) static void pm_reduce_row3_ssse3(const uint8_t 
 int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vector) {
     if (vips_image_wio_input(in)) return -1;
     const int width = in->Xsize, height = in->Ysize, bands = in->Bands;
-    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || out_width < 1 || out_width > width) {
-        vips_error("reduce_width", "8-bit pixels and a width from 1 to %d expected", width);
+    // Beyond a shrink of 16 the 14-bit weights round to nothing (libvips box-shrinks first there).
+    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || out_width < 1 || out_width > width ||
+        (double)width / out_width > 16) {
+        vips_error("reduce_width", "8-bit pixels and a width from %d to %d expected", (width + 15) / 16, width);
         return -1;
     }
     const double shrink = (double)width / out_width;

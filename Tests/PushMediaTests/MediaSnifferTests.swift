@@ -148,7 +148,9 @@ struct MediaSnifferTests {
     func shrinkOnLoad() {
         let target = PixelSize(width: 600, height: 300)
         let jpeg = Vips.Loader.jpeg
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1199, height: 599), target: target, swapsAxes: false) == 1)
+        // libjpeg rounds up: 1199×599 halves to 600×300.
+        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1198, height: 599), target: target, swapsAxes: false) == 1)
+        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1199, height: 599), target: target, swapsAxes: false) == 2)
         #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 600), target: target, swapsAxes: false) == 2)
         #expect(jpeg.shrinkFactor(source: PixelSize(width: 4000, height: 2000), target: target, swapsAxes: false) == 4)
         #expect(jpeg.shrinkFactor(source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 8)
@@ -168,18 +170,24 @@ struct MediaSnifferTests {
 
     @Test("a JPEG's shrink-on-load decode covers every plan's decode size, and twice the shrink would not")
     func shrinkOnLoadCoversThePlan() {
-        var generator = SystemRandomNumberGenerator()
+        var random = CropGeometryTests.SeededRandom(state: 16)
         for _ in 0..<2_000 {
-            let source = PixelSize(width: Int.random(in: 1...20_000, using: &generator), height: Int.random(in: 1...20_000, using: &generator))
-            let plan = ImagePlan(source: source, profile: Profile())
-            let factor = Int(Vips.Loader.jpeg.shrinkFactor(source: source, target: plan.decode, swapsAxes: false))
-            // libjpeg's scaled size rounds up.
-            func decoded(_ f: Int) -> PixelSize { PixelSize(width: (source.width + f - 1) / f, height: (source.height + f - 1) / f) }
+            let stored = PixelSize(width: Int.random(in: 1...20_000, using: &random), height: Int.random(in: 1...20_000, using: &random))
+            let sideways = Bool.random(using: &random)
+            let upright = sideways ? PixelSize(width: stored.height, height: stored.width) : stored
+            let plan = ImagePlan(source: upright, profile: Profile())
+            let factor = Int(Vips.Loader.jpeg.shrinkFactor(source: stored, target: plan.decode, swapsAxes: sideways))
+            // libjpeg's scaled size, upright.
+            func decoded(_ f: Int) -> PixelSize {
+                let w = (stored.width + f - 1) / f
+                let h = (stored.height + f - 1) / f
+                return sideways ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+            }
             #expect([1, 2, 4, 8].contains(factor))
-            #expect(decoded(factor).width >= plan.decode.width && decoded(factor).height >= plan.decode.height, "\(source) → \(plan.decode)")
+            #expect(decoded(factor).width >= plan.decode.width && decoded(factor).height >= plan.decode.height, "\(stored) → \(plan.decode)")
             if factor < 8 {
-                let twice = PixelSize(width: source.width / (factor * 2), height: source.height / (factor * 2))
-                #expect(twice.width < plan.decode.width || twice.height < plan.decode.height, "\(source) → \(plan.decode)")
+                let twice = decoded(factor * 2)
+                #expect(twice.width < plan.decode.width || twice.height < plan.decode.height, "\(stored) → \(plan.decode)")
             }
         }
     }

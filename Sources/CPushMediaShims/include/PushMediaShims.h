@@ -61,7 +61,8 @@ int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n);
 /// libvips' vertical Lanczos3 reduction to `height` rows (its liborc vector path).
 int pm_reduce_height(VipsImage *in, VipsImage **out, int height);
 /// Horizontal Lanczos3 reduction of 8-bit pixels to `width` columns, into a new memory image
-/// (vips_reduce.c: libvips 8.14's reduceh has no vector path). `in` is read from memory.
+/// (vips_reduce.c: libvips 8.14's reduceh has no vector path), shrinking by at most 16. `in` is
+/// read from memory.
 /// allow_vector: 1 to use SSSE3 where the CPU has it (the same bytes as the plain C loop), 0 for
 /// the plain C loop alone (tests compare the two).
 int pm_reduce_width(VipsImage *in, VipsImage **out, int width, int allow_vector);

@@ -21,6 +21,12 @@ enum Pixels {
         }
     }
 
+    /// True for a still image (its pixels are in memory).
+    var isStill: Bool {
+        if case .still = self { return true }
+        return false
+    }
+
     /// Frames of an animation; nil for a still image.
     var frameCount: Int? {
         if case .animation(let animation) = self { return animation.frameCount }

@@ -40,22 +40,22 @@ extension Vips {
 
         /// The shrink-on-load factor for a decode of `source` (as stored) that must still cover
         /// `target` (upright) once `swapsAxes` (EXIF orientation 5…8) is applied: for JPEG the
-        /// largest of 1, 2, 4 or 8 whose decode still covers the target (the smallest useful
-        /// scale, as Pillow's draft mode and `djpeg -scale` decode; `vips_thumbnail` would stay a
-        /// factor of two above the target, which costs a 12 MP photo a full-size decode for no
-        /// difference left after the JPEG encode, BENCHMARKS.md); for WebP the whole shrink
-        /// (libwebp's scaler filters), never below 1. Pure.
+        /// largest of 1, 2, 4 or 8 whose decode (libjpeg rounds sizes up) still covers the target,
+        /// the smallest useful scale, as Pillow's draft mode and `djpeg -scale` decode
+        /// (`vips_thumbnail` would stay a factor of two above the target: a 12 MP photo decoded at
+        /// full size, for 0.04–0.18 dB after the JPEG encode, BENCHMARKS.md); for WebP the whole
+        /// shrink (libwebp's scaler filters), never below 1. Pure.
         func shrinkFactor(source: PixelSize, target: PixelSize, swapsAxes: Bool) -> Double {
             guard shrinksOnLoad, target.width > 0, target.height > 0 else { return 1 }
             let wanted = swapsAxes ? PixelSize(width: target.height, height: target.width) : target
-            let shrink = min(Double(source.width) / Double(wanted.width), Double(source.height) / Double(wanted.height))
-            guard self == .jpeg else { return max(1, shrink) }
-            switch shrink {
-            case 8...: return 8
-            case 4...: return 4
-            case 2...: return 2
-            default: return 1
+            guard self == .jpeg else {
+                return max(1, min(Double(source.width) / Double(wanted.width), Double(source.height) / Double(wanted.height)))
             }
+            // libjpeg rounds a scaled size up.
+            let covering = [8, 4, 2].first { factor in
+                (source.width + factor - 1) / factor >= wanted.width && (source.height + factor - 1) / factor >= wanted.height
+            }
+            return Double(covering ?? 1)
         }
     }
 

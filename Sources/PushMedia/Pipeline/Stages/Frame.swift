@@ -33,8 +33,9 @@ struct Framed {
 
     /// Cuts the square thumbnail and the expanded variant from the decoded image, both centred
     /// on the subject, and computes the clipping rect of the thumbnail inside the expanded
-    /// image. Every frame of an animation is cut the same way. The cuts are lazy: pixels are
-    /// computed when encoded (an animation's frames on each encoding attempt, from the file).
+    /// image. Every frame of an animation is cut the same way. A still's cuts are reduced into
+    /// memory now (two small images); an animation's are lazy: its frames' pixels are computed
+    /// when encoded, on each encoding attempt, from the file.
     static func cut(_ decoded: Decoded, around subject: Subject, _ run: ItemRun) throws -> Framed {
         let plan = decoded.plan
         let working = PixelSize(width: decoded.pixels.width, height: decoded.pixels.height)
@@ -52,8 +53,12 @@ struct Framed {
                     keepsAlpha = realAlpha
                 }
                 return Framed(
-                    thumbnail: try thumbnailSource.map(to: plan.thumbnail) { try cut($0, placement.thumbnailRect, to: plan.thumbnail) },
-                    expanded: try decoded.pixels.map(to: plan.expanded) { try cut($0, placement.expandedRect, to: plan.expanded) },
+                    thumbnail: try thumbnailSource.map(to: plan.thumbnail) {
+                        try cut($0, placement.thumbnailRect, to: plan.thumbnail, now: thumbnailSource.isStill)
+                    },
+                    expanded: try decoded.pixels.map(to: plan.expanded) {
+                        try cut($0, placement.expandedRect, to: plan.expanded, now: decoded.pixels.isStill)
+                    },
                     clipRect: placement.clipRect, representativeFrame: subject.representativeFrame, keepsAlpha: keepsAlpha,
                     placement: placement, working: working)
             }
@@ -63,12 +68,14 @@ struct Framed {
         }
     }
 
-    /// `rect` of `image`, resized to exactly `size`: reduced into memory with ``Vips/Image/reduced(to:until:)``
-    /// (the two-pass Lanczos3) when both sides shrink, else libvips' resize.
-    static func cut(_ image: Vips.Image, _ rect: PixelRect, to size: PixelSize) throws -> Vips.Image {
+    /// `rect` of `image`, resized to exactly `size`. `now` (a still): reduced into memory at once
+    /// with ``Vips/Image/reduced(to:until:)`` (the two-pass Lanczos3) when both sides shrink;
+    /// otherwise libvips' lazy resize (an animation frame's pixels are computed per strip as
+    /// they are encoded, by each libvips thread that reads them).
+    static func cut(_ image: Vips.Image, _ rect: PixelRect, to size: PixelSize, now: Bool = false) throws -> Vips.Image {
         let area = try image.extractArea(left: rect.x, top: rect.y, width: rect.width, height: rect.height)
         if rect.size == size { return area }
-        if size.width <= rect.width && size.height <= rect.height { return try area.reduced(to: size) }
+        if now && size.width <= rect.width && size.height <= rect.height { return try area.reduced(to: size) }
         let resized = try area.resize(
             horizontal: Double(size.width) / Double(rect.width), vertical: Double(size.height) / Double(rect.height))
         // Rounding in resize can leave a pixel too many; cut to the exact size.
