@@ -41,10 +41,13 @@ let package = Package(
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
+        // Which input pixels make an output pixel of a reduction, and their weights: one table
+        // for the face search's proxy and the still decode's horizontal reduce.
+        .target(name: "CResample", linkerSettings: [.linkedLibrary("m")]),
         // Small C functions for what Swift cannot call: vips' variadic API and FFmpeg's macros.
         .target(
             name: "CPushMediaShims",
-            dependencies: ["CVips", "CFFmpeg"],
+            dependencies: ["CVips", "CFFmpeg", "CResample"],
             // GModule (part of GLib, already loaded with libvips) opens libvips' HEIF module;
             // giflib re-packs the GIFs libvips writes (gif_repack.c).
             linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("gif")]
@@ -56,6 +59,7 @@ let package = Package(
         // libdlib-data it depends on, no liblapack3 or libblas3.
         .target(
             name: "CFaceDetect",
+            dependencies: ["CResample"],
             // dlib's detector is templates compiled here: unoptimised (debug builds) a search takes
             // seconds instead of milliseconds, so this target is always optimised.
             cxxSettings: [.unsafeFlags(["-O2"])],

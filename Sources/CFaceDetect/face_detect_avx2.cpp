@@ -57,6 +57,9 @@
 #include <stddef.h>
 #include <sys/time.h>
 
+// The shared tap tables (plain C, compiled once): declared outside the AVX2 region too.
+#include "CResample.h"
+
 #define DLIB_HAVE_SSE2
 #define DLIB_HAVE_SSE3
 #define DLIB_HAVE_SSE41

@@ -30,6 +30,8 @@ int search_avx2(const pm_face_image &image, long search_area, pm_face_box *faces
 #endif
 
 #ifdef PM_FACE_SEARCH_ENTRY
+#include "CResample.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -64,9 +66,8 @@ face_detector &detector() {
 // rounding in the blur decides whether they show: they are dropped.
 constexpr double minimum_score = 0.1;
 
-// Which input pixels make one output pixel of a reduction, and their weights: libvips' linear
-// kernel (a triangle as wide as two output pixels) with its centring, output x at input
-// (x + 0.5) / scale - 0.5; taps past the edge dropped and the rest renormalised.
+// Which input pixels make one output pixel of the proxy's reduction, and their weights: libvips'
+// linear kernel, a triangle as wide as two output pixels (CResample).
 struct triangle_taps {
     std::vector<int> first;
     std::vector<int> count;
@@ -74,22 +75,16 @@ struct triangle_taps {
     int most = 0;
 
     triangle_taps(int in, int out) {
-        const double reach = static_cast<double>(in) / out; // the triangle's half-width, input pixels
-        most = static_cast<int>(std::ceil(2 * reach)) + 1;
+        most = pm_resample_most_taps(PM_RESAMPLE_TRIANGLE, in, out);
         first.resize(static_cast<size_t>(out));
         count.resize(static_cast<size_t>(out));
         weights.assign(static_cast<size_t>(out) * static_cast<size_t>(most), 0.0f);
+        std::vector<double> w(static_cast<size_t>(most));
         for (int o = 0; o < out; o++) {
-            const double centre = (o + 0.5) * reach - 0.5;
-            const int from = std::max(0, static_cast<int>(std::floor(centre - reach)) + 1);
-            const int to = std::min({in - 1, static_cast<int>(std::ceil(centre + reach)) - 1, from + most - 1});
-            double sum = 0;
-            for (int i = from; i <= to; i++) sum += 1 - std::fabs(i - centre) / reach;
-            first[static_cast<size_t>(o)] = from;
-            count[static_cast<size_t>(o)] = to - from + 1;
-            for (int i = from; i <= to; i++)
-                weights[static_cast<size_t>(o) * static_cast<size_t>(most) + static_cast<size_t>(i - from)] =
-                    static_cast<float>((1 - std::fabs(i - centre) / reach) / sum);
+            const size_t at = static_cast<size_t>(o);
+            count[at] = pm_resample_taps(PM_RESAMPLE_TRIANGLE, in, out, o, &first[at], w.data());
+            for (int k = 0; k < count[at]; k++)
+                weights[at * static_cast<size_t>(most) + static_cast<size_t>(k)] = static_cast<float>(w[static_cast<size_t>(k)]);
         }
     }
 };

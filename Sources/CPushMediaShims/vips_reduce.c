@@ -6,6 +6,8 @@
 // normalised) in 14-bit fixed point, with an SSSE3 loop for 3-band pixels: ~6 ms (BENCHMARKS.md).
 #include "PushMediaShims.h"
 
+#include "CResample.h"
+
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -14,38 +16,28 @@
 
 enum { pm_weight_bits = 14 };
 
-static double pm_lanczos3(double x) {
-    if (x == 0) return 1;
-    if (x <= -3 || x >= 3) return 0;
-    double px = M_PI * x;
-    return 3 * sin(px) * sin(px / 3) / (px * px);
-}
-
-// For each output column: the first input column of its window, and `taps` weights that sum to
-// 1 << pm_weight_bits. Windows are kept inside the image (weights renormalised at the edges).
+// For each output column: the first input column of its window of `taps` (moved left to stay
+// inside the row, for the vector loop's fixed width), and its weights in that window, summing to
+// 1 << pm_weight_bits; columns outside the kernel's support weigh 0 (CResample).
 static void pm_reduce_weights(int width, int out_width, int taps, int *first, int16_t *weights) {
-    const double shrink = (double)width / out_width;
-    double *w = g_new(double, taps);
+    double *w = g_new(double, pm_resample_most_taps(PM_RESAMPLE_LANCZOS3, width, out_width));
     for (int x = 0; x < out_width; x++) {
-        const double centre = (x + 0.5) * shrink - 0.5;
-        int start = (int)floor(centre - 3 * shrink) + 1;
-        if (start > width - taps) start = width - taps;
-        if (start < 0) start = 0;
-        double sum = 0;
-        for (int t = 0; t < taps; t++) {
-            w[t] = pm_lanczos3((start + t - centre) / shrink);
-            sum += w[t];
-        }
-        int total = 0, largest = 0;
+        int start;
+        const int count = pm_resample_taps(PM_RESAMPLE_LANCZOS3, width, out_width, x, &start, w);
+        const int window = start > width - taps ? width - taps : start;
         int16_t *row = weights + (size_t)x * taps;
-        for (int t = 0; t < taps; t++) {
-            row[t] = (int16_t)lrint(w[t] / sum * (1 << pm_weight_bits));
-            total += row[t];
+        memset(row, 0, sizeof *row * (size_t)taps);
+        int total = 0, largest = 0;
+        for (int t = 0; t < count; t++) {
+            row[start - window + t] = (int16_t)lrint(w[t] * (1 << pm_weight_bits));
+            total += row[start - window + t];
+        }
+        for (int t = 1; t < taps; t++) {
             if (row[t] > row[largest]) largest = t;
         }
         // Rounding must not brighten or darken a flat area.
         row[largest] = (int16_t)(row[largest] + (1 << pm_weight_bits) - total);
-        first[x] = start;
+        first[x] = window;
     }
     g_free(w);
 }
@@ -112,7 +104,7 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vec
     }
     const double shrink = (double)width / out_width;
     // An even number of taps (the vector path sums them in pairs), at most the width.
-    int taps = (int)ceil(6 * shrink) + 1;
+    int taps = pm_resample_most_taps(PM_RESAMPLE_LANCZOS3, width, out_width);
     taps += taps & 1;
     if (taps > width) taps = width;
     VipsImage *result = vips_image_new_memory();
