@@ -129,10 +129,13 @@ extension Vips.Image {
         from source: Vips.Source, width: Int, height: Int, allPages: Bool = false, failOn: Vips.FailOn = .truncated,
         colourManaged: Bool = true
     ) throws -> Vips.Image {
-        let image = try shrunkOnLoad(source, width: width, height: height, allPages: allPages, failOn: failOn)
-        return try Vips.call("thumbnail") {
-            pm_thumbnail_image(image.pointer, $0, Int32(width), Int32(height), colourManaged ? 1 : 0)
-        }
+        try shrunkOnLoad(source, width: width, height: height, allPages: allPages, failOn: failOn)
+            .thumbnailImage(width: width, height: height, colourManaged: colourManaged)
+    }
+
+    /// `vips_thumbnail_image` of an image opened by ``shrunkOnLoad(_:width:height:allPages:failOn:)``.
+    private func thumbnailImage(width: Int, height: Int, colourManaged: Bool) throws -> Vips.Image {
+        try Vips.call("thumbnail") { pm_thumbnail_image(pointer, $0, Int32(width), Int32(height), colourManaged ? 1 : 0) }
     }
 
     /// ``thumbnail(from:width:height:allPages:failOn:colourManaged:)`` of a still, computed into
@@ -149,9 +152,7 @@ extension Vips.Image {
             && ((image.bands == 3 && image.interpretation == VIPS_INTERPRETATION_sRGB)
                 || (image.bands == 1 && image.interpretation == VIPS_INTERPRETATION_B_W))
         guard plain else {
-            let thumbnail = try Vips.call("thumbnail") {
-                pm_thumbnail_image(image.pointer, $0, Int32(width), Int32(height), colourManaged ? 1 : 0)
-            }
+            let thumbnail = try image.thumbnailImage(width: width, height: height, colourManaged: colourManaged)
             thumbnail.stopEvaluation(at: deadline)
             return try thumbnail.copyMemory()
         }
