@@ -141,6 +141,10 @@ int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, Vips
     return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, "gap", gap, NULL);
 }
 
+int pm_resize_default(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+    return vips_resize(in, out, hscale, "vscale", vscale, NULL);
+}
+
 int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
                  VipsInteresting interesting, int *attention_x, int *attention_y) {
     return vips_smartcrop(in, out, width, height, "interesting", interesting,

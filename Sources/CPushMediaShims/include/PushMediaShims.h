@@ -70,6 +70,9 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int width, int allow_vector)
 int pm_autorot(VipsImage *in, VipsImage **out);
 /// Resize by hscale, vscale; `kernel` does the whole reduction down to 1/16 (box pre-shrink below).
 int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel);
+/// libvips' resize with its defaults (Lanczos3, box pre-shrink with gap 2), the call
+/// vips_smartcrop's attention makes its 32x32 map with.
+int pm_resize_default(VipsImage *in, VipsImage **out, double hscale, double vscale);
 /// Smartcrop returning the crop and the attention centre it used.
 int pm_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
                  VipsInteresting interesting, int *attention_x, int *attention_y);

@@ -78,6 +78,12 @@ extension Vips.Image {
         try Vips.call("autorot") { pm_autorot(pointer, $0) }
     }
 
+    /// Resized by the two scales with libvips' defaults (Lanczos3 after a box pre-shrink below
+    /// 1/4): the call `vips_smartcrop`'s attention makes its 32×32 map with, for ``Attention``.
+    func resizedAsLibvipsDefaults(horizontal: Double, vertical: Double) throws -> Vips.Image {
+        try Vips.call("resize") { pm_resize_default(pointer, $0, horizontal, vertical) }
+    }
+
     /// libvips' smartcrop, returning the crop and the attention centre it used.
     func smartcrop(width: Int, height: Int, interesting: Vips.Interesting) throws -> (
         image: Vips.Image, attentionX: Int, attentionY: Int

@@ -27,8 +27,8 @@ enum RepresentativeFrame {
     }
 }
 
-/// Where an image's subject is: libvips' attention (saliency) or entropy crop on a small proxy,
-/// or simply the centre. (Faces, for `crop: smart`, are found first by `Subject.find`; when there
+/// Where an image's subject is: libvips' attention (saliency; scored by ``Attention`` for 8-bit
+/// sRGB and grey) or entropy crop on a small proxy, or simply the centre. (Faces, for `crop: smart`, are found first by `Subject.find`; when there
 /// are none, `smart` is attention here.)
 enum SubjectFinder {
     /// The subject as a unit point of `image`.
@@ -48,10 +48,15 @@ enum SubjectFinder {
         let cropHeight = max(1, height / 2)
         switch strategy {
         case .attention, .smart:
-            let result = try proxy.smartcrop(width: cropWidth, height: cropHeight, interesting: .attention)
+            let centre =
+                try proxy.attentionCentre(crop: PixelSize(width: cropWidth, height: cropHeight))
+                ?? {
+                    let result = try proxy.smartcrop(width: cropWidth, height: cropHeight, interesting: .attention)
+                    return (result.attentionX, result.attentionY)
+                }()
             return UnitPoint(
-                x: clampUnit((Double(result.attentionX) + 0.5) / Double(width)),
-                y: clampUnit((Double(result.attentionY) + 0.5) / Double(height)))
+                x: clampUnit((Double(centre.x) + 0.5) / Double(width)),
+                y: clampUnit((Double(centre.y) + 0.5) / Double(height)))
         case .entropy:
             let result = try proxy.smartcrop(width: cropWidth, height: cropHeight, interesting: .entropy)
             let left = -(result.image.int(field: "xoffset") ?? -((width - cropWidth) / 2))

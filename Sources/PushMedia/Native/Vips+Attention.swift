@@ -1,0 +1,27 @@
+import CVips
+import PushMediaModel
+
+extension Vips.Image {
+    /// Where libvips' attention puts the centre of a `crop` of this image, in its pixels: the
+    /// `attention_x`/`attention_y` that `vips_smartcrop` (`interesting: attention`) reports.
+    /// The 32×32 map is made by libvips' resize, as `vips_smartcrop` makes it. ``Attention``
+    /// scores the map in Swift.
+    /// Nil when the image is not 8-bit sRGB (3 bands) or grey (1 band); other images are left to
+    /// libvips' own smartcrop (which premultiplies an alpha band and scores in float).
+    func attentionCentre(crop: PixelSize) throws -> (x: Int, y: Int)? {
+        guard bandFormat == VIPS_FORMAT_UCHAR else { return nil }
+        switch (interpretation, bands) {
+        case (VIPS_INTERPRETATION_sRGB, 3), (VIPS_INTERPRETATION_B_W, 1): break
+        default: return nil
+        }
+        let horizontal = Double(Attention.mapSide) / Double(width)
+        let vertical = Double(Attention.mapSide) / Double(height)
+        let map = try resizedAsLibvipsDefaults(horizontal: horizontal, vertical: vertical).copyMemory()
+        let sigma = Attention.sigma(crop: crop, in: PixelSize(width: width, height: height))
+        let cell = try map.withMemoryBytes { pixels in
+            Attention.peak(pixels: pixels, width: map.width, height: map.height, bands: map.bands, sigma: sigma)
+        }
+        // As libvips converts the cell back: truncated towards zero.
+        return (Int(Double(cell.x) / horizontal), Int(Double(cell.y) / vertical))
+    }
+}
