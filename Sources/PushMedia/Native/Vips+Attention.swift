@@ -9,11 +9,9 @@ extension Vips.Image {
     /// Nil when the image is not 8-bit sRGB (3 bands) or grey (1 band); other images are left to
     /// libvips' own smartcrop (which premultiplies an alpha band and scores in float).
     func attentionCentre(crop: PixelSize) throws -> (x: Int, y: Int)? {
-        guard bandFormat == VIPS_FORMAT_UCHAR else { return nil }
-        switch (interpretation, bands) {
-        case (VIPS_INTERPRETATION_sRGB, 3), (VIPS_INTERPRETATION_B_W, 1): break
-        default: return nil
-        }
+        let colour = interpretation == VIPS_INTERPRETATION_sRGB && bands == 3
+        let grey = interpretation == VIPS_INTERPRETATION_B_W && bands == 1
+        guard bandFormat == VIPS_FORMAT_UCHAR, colour || grey else { return nil }
         let horizontal = Double(Attention.mapSide) / Double(width)
         let vertical = Double(Attention.mapSide) / Double(height)
         let map = try resizedAsLibvipsDefaults(horizontal: horizontal, vertical: vertical).copyMemory()

@@ -119,29 +119,27 @@ enum Attention {
     // MARK: - The blur (across, then down, edges repeated)
 
     private static func blur(_ scores: [Float], width: Int, height: Int, mask: [Double]) -> [Double] {
+        let across = pass(scores.map(Double.init), width: width, height: height, mask: mask, across: true)
+        return pass(across, width: width, height: height, mask: mask, across: false)
+    }
+
+    /// One pass of `mask` along the rows (`across`) or down the columns, edges repeated.
+    private static func pass(_ values: [Double], width: Int, height: Int, mask: [Double], across: Bool) -> [Double] {
         let reach = mask.count / 2
-        var across = [Double](repeating: 0, count: scores.count)
+        var out = [Double](repeating: 0, count: values.count)
         for row in 0..<height {
             for column in 0..<width {
                 var sum = 0.0
                 for (k, weight) in mask.enumerated() {
-                    let c = min(max(column + k - reach, 0), width - 1)
-                    sum += weight * Double(scores[row * width + c])
+                    let index =
+                        across
+                        ? row * width + min(max(column + k - reach, 0), width - 1)
+                        : min(max(row + k - reach, 0), height - 1) * width + column
+                    sum += weight * values[index]
                 }
-                across[row * width + column] = sum
+                out[row * width + column] = sum
             }
         }
-        var down = [Double](repeating: 0, count: scores.count)
-        for row in 0..<height {
-            for column in 0..<width {
-                var sum = 0.0
-                for (k, weight) in mask.enumerated() {
-                    let r = min(max(row + k - reach, 0), height - 1)
-                    sum += weight * across[r * width + column]
-                }
-                down[row * width + column] = sum
-            }
-        }
-        return down
+        return out
     }
 }
