@@ -12,6 +12,10 @@ void pm_vips_block_loaders(void) {
     // Loaders libvips itself flags as unsafe on untrusted input (magick, PDF, SVG, FITS, ...).
     vips_block_untrusted_set(TRUE);
     vips_operation_block_set("VipsForeignLoad", TRUE);
+    pm_vips_allow_loaders();
+}
+
+void pm_vips_allow_loaders(void) {
     for (size_t i = 0; i < sizeof pm_allowed_loaders / sizeof pm_allowed_loaders[0]; i++) {
         vips_operation_block_set(pm_allowed_loaders[i], FALSE);
     }
@@ -49,6 +53,7 @@ VipsImage *pm_load_source(VipsSource *source, pm_image_loader loader, int fail_o
                                       NULL);
         break;
     case PM_LOADER_HEIF:
+        pm_vips_load_heif();
         // The primary image only (also for AVIF).
         result = vips_heifload_source(source, &out, "access", access, "fail_on", fail, NULL);
         break;
@@ -72,7 +77,10 @@ VipsImage *pm_load_buffer(const void *buf, size_t len, pm_image_loader loader) {
     case PM_LOADER_PNG: result = vips_pngload_buffer(data, len, &out, "access", access, NULL); break;
     case PM_LOADER_GIF: result = vips_gifload_buffer(data, len, &out, "access", access, NULL); break;
     case PM_LOADER_WEBP: result = vips_webpload_buffer(data, len, &out, "access", access, NULL); break;
-    case PM_LOADER_HEIF: result = vips_heifload_buffer(data, len, &out, "access", access, NULL); break;
+    case PM_LOADER_HEIF:
+        pm_vips_load_heif();
+        result = vips_heifload_buffer(data, len, &out, "access", access, NULL);
+        break;
     case PM_LOADER_TIFF: result = vips_tiffload_buffer(data, len, &out, "access", access, NULL); break;
     default: vips_error("pushmedia", "no loader for image format %d", (int)loader);
     }

@@ -21,9 +21,11 @@ static void drop_vips_warning(const gchar *domain, GLogLevelFlags level, const g
 // (PDF), OpenSlide, JPEG XL and HEIF, with 19 libraries nothing else loads (libjxl itself comes
 // with FFmpeg), though PushMedia's allow-list blocks every loader in them but HEIF's. So libvips
 // is given a prefix with no modules (VIPSHOME, which libvips itself would otherwise set to its
-// guess), and the HEIF module alone is opened from libvips' own folder. About 20 ms of CPU per
-// process (BENCHMARKS.md, "Start-up"). An environment that sets VIPSHOME to anything else keeps
-// libvips' own module loading.
+// guess), and the HEIF module alone is opened from libvips' own folder, when the first HEIF or
+// AVIF image is loaded (pm_vips_load_heif): with libheif's codecs it is ~31 M instructions
+// (callgrind) a process would otherwise pay at its first image of any kind. About 20 ms of CPU
+// per process for the other modules (BENCHMARKS.md, "Start-up"). An environment that sets
+// VIPSHOME to anything else keeps libvips' own module loading.
 static const char *const pm_prefix_without_modules = "/nonexistent/pushmedia-loads-the-heif-module-itself";
 
 // Like libvips' own module loading, a HEIF module that cannot be opened only costs HEIF: it is
@@ -48,6 +50,22 @@ static void load_heif_module(void) {
     g_free(path);
 }
 
+static gboolean heif_module_is_ours = FALSE;
+static GOnce heif_once = G_ONCE_INIT;
+
+static gpointer do_load_heif(gpointer unused) {
+    (void)unused;
+    load_heif_module();
+    // Its loaders exist now: unblock the family the allow-list names (the start-up pass could
+    // not; they are blocked like every VipsForeignLoad until then).
+    pm_vips_allow_loaders();
+    return NULL;
+}
+
+void pm_vips_load_heif(void) {
+    if (heif_module_is_ours) g_once(&heif_once, do_load_heif, NULL);
+}
+
 static gpointer do_startup(gpointer argv0) {
     // A PushMedia process started by this one inherits the prefix and opens the HEIF module
     // itself too. (Any other libvips program would inherit it as well and load no module at all:
@@ -59,7 +77,7 @@ static gpointer do_startup(gpointer argv0) {
         startup_result = -1;
         return NULL;
     }
-    if (own_modules) load_heif_module();
+    heif_module_is_ours = own_modules;
     // Each item opens different files: the operation cache would only keep their pixels alive.
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);

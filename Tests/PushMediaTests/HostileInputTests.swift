@@ -76,6 +76,25 @@ struct HostileInputTests {
         #expect(abs(probed.duration - 2) < 0.2, "\(probed.duration)")
     }
 
+    @Test("libvips' HEIF module (libheif and its codecs) is opened by the first HEIF image, not at start-up")
+    func heifModuleOpensOnFirstUse() throws {
+        // A VIPSHOME this process started with makes libvips load its modules itself. (The
+        // current environment may hold the prefix PushMedia sets: a child then behaves as one
+        // started without it.)
+        let startEnvironment = try #require(FileHandle(forReadingAtPath: "/proc/self/environ")).readDataToEndOfFile()
+        guard !startEnvironment.split(separator: 0).contains(where: { $0.starts(with: Data("VIPSHOME=".utf8)) }) else { return }
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_DEBUG"] = "files"
+        func opensHEIFModule(_ fixture: String) throws -> Bool {
+            let result = try CommandRunner.run(CommandRunner.pushmedia, ["probe", Fixtures.url(fixture).path], environment: environment)
+            #expect(result.status == 0, "probe \(fixture): \(result.error.suffix(300))")
+            #expect(result.error.contains("libvips.so"), "LD_DEBUG=files printed no loads")
+            return result.error.contains("vips-heif.so")
+        }
+        #expect(try opensHEIFModule("photos/landscape.jpg") == false)
+        #expect(try opensHEIFModule("photos/scene.heic") == true)
+    }
+
     @Test("libvips never loads SVG, PDF or anything else it would guess, even from cover-art bytes; its modules but HEIF's are not loaded")
     func libvipsLoadersBlocked() throws {
         try Vips.start()
@@ -87,8 +106,10 @@ struct HostileInputTests {
         {
             #expect(Vips.isBlocked(blocked) != false, "\(blocked) may run")
         }
+        // The HEIF module opens with the first HEIF image (pm_vips_load_heif): load one first.
+        #expect(try Vips.Image.decode(try Data(contentsOf: Fixtures.url("photos/scene.heic"))).width > 0)
         for allowed in ["jpegload_source", "pngload_source", "gifload_source", "webpload_source", "heifload_source",
-            "tiffload_source", "jpegload_buffer"]
+            "heifload_buffer", "tiffload_source", "jpegload_buffer"]
         {
             #expect(Vips.isBlocked(allowed) == false, "\(allowed) is blocked")
         }

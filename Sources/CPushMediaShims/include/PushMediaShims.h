@@ -32,6 +32,14 @@ typedef enum {
 /// Blocks every libvips loader but PushMedia's six (and libvips' "untrusted" operations).
 /// Called once by pm_vips_startup.
 void pm_vips_block_loaders(void);
+/// Unblocks the loader families PushMedia documents (again: a family whose module was opened
+/// after start-up, HEIF's, was not there to unblock). Blocks nothing, so no other thread's load
+/// can see a loader blocked for a moment.
+void pm_vips_allow_loaders(void);
+/// Opens libvips' HEIF module if PushMedia loads it itself and has not yet (once per process,
+/// thread-safe); the HEIF loaders call it, so a process that meets no HEIF or AVIF file never
+/// maps libheif and its codecs.
+void pm_vips_load_heif(void);
 /// 1 when the operation (e.g. "svgload_buffer") is blocked, 0 when it may run, -1 when libvips
 /// has no such operation.
 int pm_vips_operation_blocked(const char *nickname);

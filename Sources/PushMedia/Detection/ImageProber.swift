@@ -9,8 +9,10 @@ enum ImageProber {
         let header: Vips.Image
         do {
             try Vips.start()
-            // HEIF's (and AVIF's) loader lives in a libvips module: if it could not be opened (said
-            // on stderr at start), the file is not corrupt, this host cannot read the format.
+            // HEIF's (and AVIF's) loader lives in a libvips module, opened by the first HEIF file:
+            // if it could not be opened (said once on stderr), the file is not corrupt, this host
+            // cannot read the format.
+            if Vips.Loader(format) == .heif { Vips.loadHEIFModule() }
             if Vips.Loader(format) == .heif, Vips.isBlocked("heifload_source") == nil {
                 throw ItemError(
                     .unsupportedType, "\(format.rawValue) images cannot be read here: libvips' HEIF module is not available")

@@ -59,6 +59,13 @@ extension Vips {
         }
     }
 
+    /// Opens libvips' HEIF module, once per process, when PushMedia loads it itself (the HEIF
+    /// loaders also do this on their first call): a process that meets no HEIF or AVIF file never
+    /// maps libheif and its codecs.
+    static func loadHEIFModule() {
+        pm_vips_load_heif()
+    }
+
     /// Whether libvips refuses to run the operation named `nickname` (e.g. `svgload_buffer`):
     /// true for every loader but PushMedia's, once ``start()`` has run; nil for unknown names.
     static func isBlocked(_ nickname: String) -> Bool? {
