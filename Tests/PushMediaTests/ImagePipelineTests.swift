@@ -127,6 +127,24 @@ struct ImagePipelineTests {
         #expect(opaque.attachments.allSatisfy { $0.fileExtension == "jpg" })
     }
 
+    @Test("preparing libvips and the face model on another thread, while items run, changes no output")
+    func preparedWhileProcessing() throws {
+        let sources = ["photos/landscape.jpg", "photos/portrait.jpg", "photos/scene.heic"]
+        let alone = try sources.map { try Self.process($0).0 }
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            ItemProcessor.prepare(for: .default)
+            done.signal()
+        }
+        let raced = try sources.map { try Self.process($0).0 }
+        done.wait()
+        for (a, b) in zip(alone, raced) {
+            #expect(b.status == .ok)
+            #expect(a.attachments.map(\.sha256) == b.attachments.map(\.sha256), "\(a.source)")
+            #expect(a.probe?.subject == b.probe?.subject)
+        }
+    }
+
     @Test("small sources are never upscaled")
     func tiny() throws {
         let (item, _) = try Self.process("graphics/tiny.png")

@@ -75,8 +75,14 @@ struct ProcessCommand: AsyncParsableCommand {
             outURL = OpenedOutput.stateDirectory(state, for: opened.location, environment: ProcessInfo.processInfo.environment)
         }
         let shownOut = bucket?.location.description ?? outURL.path
+        // libvips and the face model start while the queue is set up (BENCHMARKS.md, "Start-up");
+        // the command waits for that before it returns, so nothing is mid-start at exit.
+        let preparing = DispatchGroup()
         do {
-            _ = try InputScanner.files(in: inputURL, excluding: [outURL])
+            if try !InputScanner.files(in: inputURL, excluding: [outURL]).isEmpty {
+                let prepared = profile
+                DispatchQueue.global().async(group: preparing) { ItemProcessor.prepare(for: prepared) }
+            }
         } catch {
             throw ValidationError("\(error)")
         }
@@ -92,7 +98,9 @@ struct ProcessCommand: AsyncParsableCommand {
                 if case .item(let item) = event { reporter.report(item) }
                 events?.write(event)
             }
+            await preparing.finished()
         } catch {
+            await preparing.finished()
             reporter.finish()
             printError("error: cannot process into \(shownOut): \(error)")
             throw ExitCode(1)
@@ -123,5 +131,12 @@ final class EventWriter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+extension DispatchGroup {
+    /// Returns once every block of the group has run (without blocking a thread).
+    func finished() async {
+        await withCheckedContinuation { continuation in notify(queue: .global()) { continuation.resume() } }
     }
 }
