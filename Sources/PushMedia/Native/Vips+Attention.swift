@@ -6,8 +6,9 @@ extension Vips.Image {
     /// `attention_x`/`attention_y` that `vips_smartcrop` (`interesting: attention`) reports.
     /// The 32×32 map is made by libvips' resize, as `vips_smartcrop` makes it. ``Attention``
     /// scores the map in Swift.
-    /// Nil when the image is not 8-bit sRGB (3 bands) or grey (1 band); other images are left to
-    /// libvips' own smartcrop (which premultiplies an alpha band and scores in float).
+    /// Nil when the image is not 8-bit sRGB (3 bands) or grey (1 band), or when two cells score
+    /// too close to call (``Attention/tieMargin``): libvips' own smartcrop decides those (it
+    /// premultiplies an alpha band and scores in float).
     func attentionCentre(crop: PixelSize) throws -> (x: Int, y: Int)? {
         let colour = interpretation == VIPS_INTERPRETATION_sRGB && bands == 3
         let grey = interpretation == VIPS_INTERPRETATION_B_W && bands == 1
@@ -16,9 +17,10 @@ extension Vips.Image {
         let vertical = Double(Attention.mapSide) / Double(height)
         let map = try resizedAsLibvipsDefaults(horizontal: horizontal, vertical: vertical).copyMemory()
         let sigma = Attention.sigma(crop: crop, in: PixelSize(width: width, height: height))
-        let cell = try map.withMemoryBytes { pixels in
+        let peak = try map.withMemoryBytes { pixels in
             Attention.peak(pixels: pixels, width: map.width, height: map.height, bands: map.bands, sigma: sigma)
         }
+        guard let cell = peak else { return nil }
         // As libvips converts the cell back: truncated towards zero.
         return (Int(Double(cell.x) / horizontal), Int(Double(cell.y) / vertical))
     }
