@@ -12,10 +12,6 @@ void pm_vips_block_loaders(void) {
     // Loaders libvips itself flags as unsafe on untrusted input (magick, PDF, SVG, FITS, ...).
     vips_block_untrusted_set(TRUE);
     vips_operation_block_set("VipsForeignLoad", TRUE);
-    pm_vips_allow_loaders();
-}
-
-void pm_vips_allow_loaders(void) {
     for (size_t i = 0; i < sizeof pm_allowed_loaders / sizeof pm_allowed_loaders[0]; i++) {
         vips_operation_block_set(pm_allowed_loaders[i], FALSE);
     }

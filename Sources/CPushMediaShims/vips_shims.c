@@ -56,10 +56,15 @@ static GOnce heif_once = G_ONCE_INIT;
 static gpointer do_load_heif(gpointer unused) {
     (void)unused;
     load_heif_module();
-    // Its loaders exist now: unblock the family the allow-list names (the start-up pass could
-    // not; they are blocked like every VipsForeignLoad until then).
-    pm_vips_allow_loaders();
+    // Its loaders did not exist when pm_vips_block_loaders ran; libvips registers them unblocked.
+    // Say so anyway, for HEIF's family only (the allow-list names it), so that no other loader's
+    // flag is written while other threads load images.
+    vips_operation_block_set("VipsForeignLoadHeif", FALSE);
     return NULL;
+}
+
+void pm_vips_set_environment(void) {
+    if (g_getenv("VIPSHOME") == NULL) g_setenv("VIPSHOME", pm_prefix_without_modules, FALSE);
 }
 
 void pm_vips_load_heif(void) {
@@ -72,7 +77,7 @@ static gpointer do_startup(gpointer argv0) {
     // PushMedia starts none.)
     const char *home = g_getenv("VIPSHOME");
     gboolean own_modules = home == NULL || strcmp(home, pm_prefix_without_modules) == 0;
-    if (home == NULL) g_setenv("VIPSHOME", pm_prefix_without_modules, FALSE);
+    pm_vips_set_environment();
     if (VIPS_INIT((const char *)argv0) != 0) {
         startup_result = -1;
         return NULL;

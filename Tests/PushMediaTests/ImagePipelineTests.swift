@@ -127,21 +127,26 @@ struct ImagePipelineTests {
         #expect(opaque.attachments.allSatisfy { $0.fileExtension == "jpg" })
     }
 
-    @Test("preparing libvips and the face model on another thread, while items run, changes no output")
-    func preparedWhileProcessing() throws {
-        let sources = ["photos/landscape.jpg", "photos/portrait.jpg", "photos/scene.heic"]
-        let alone = try sources.map { try Self.process($0).0 }
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            ItemProcessor.prepare(for: .default)
-            done.signal()
+    @Test("process (libvips and the face model starting on a thread of their own as its jobs begin) writes what items processed alone write")
+    func processMatchesItemsAlone() throws {
+        let sources = ["photos/landscape.jpg", "photos/portrait.jpg", "photos/scene.heic", "graphics/logo-alpha.png"]
+        let input = try Fixtures.temporaryFolder("prepared-input")
+        let out = try Fixtures.temporaryFolder("prepared-out")
+        for source in sources {
+            try FileManager.default.copyItem(
+                at: Fixtures.url(source), to: input.appendingPathComponent((source as NSString).lastPathComponent))
         }
-        let raced = try sources.map { try Self.process($0).0 }
-        done.wait()
-        for (a, b) in zip(alone, raced) {
-            #expect(b.status == .ok)
-            #expect(a.attachments.map(\.sha256) == b.attachments.map(\.sha256), "\(a.source)")
-            #expect(a.probe?.subject == b.probe?.subject)
+        // A fresh process: its warm-up races its first items (--jobs 2).
+        let result = try CommandRunner.run(CommandRunner.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2"])
+        #expect(result.status == 0, "exit \(result.status): \(result.error.suffix(1000))")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let byName = Dictionary(uniqueKeysWithValues: manifest.items.map { ($0.source, $0) })
+        for source in sources {
+            let alone = try Self.process(source).0
+            let batched = try #require(byName[(source as NSString).lastPathComponent])
+            #expect(batched.status == .ok)
+            #expect(alone.attachments.map(\.sha256) == batched.attachments.map(\.sha256), "\(source)")
+            #expect(alone.probe?.subject == batched.probe?.subject && alone.probe?.faces == batched.probe?.faces)
         }
     }
 

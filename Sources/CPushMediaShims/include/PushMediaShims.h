@@ -32,10 +32,10 @@ typedef enum {
 /// Blocks every libvips loader but PushMedia's six (and libvips' "untrusted" operations).
 /// Called once by pm_vips_startup.
 void pm_vips_block_loaders(void);
-/// Unblocks the loader families PushMedia documents (again: a family whose module was opened
-/// after start-up, HEIF's, was not there to unblock). Blocks nothing, so no other thread's load
-/// can see a loader blocked for a moment.
-void pm_vips_allow_loaders(void);
+/// Points VIPSHOME at a prefix without modules unless the environment sets it (what
+/// pm_vips_startup does first), so that a caller can do it on its main thread, before other
+/// threads read the environment.
+void pm_vips_set_environment(void);
 /// Opens libvips' HEIF module if PushMedia loads it itself and has not yet (once per process,
 /// thread-safe); the HEIF loaders call it, so a process that meets no HEIF or AVIF file never
 /// maps libheif and its codecs.

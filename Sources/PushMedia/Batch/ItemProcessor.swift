@@ -15,13 +15,18 @@ public struct ItemProcessor: Sendable {
         self.logger = logger
     }
 
-    /// Starts libvips, and loads the face model when `profile` searches faces, so that the first
-    /// items find both ready instead of one doing it while the others wait: `pushmedia process`
-    /// calls it on a thread of its own while it sets up the queue. Failures are left to the
-    /// items, which start libvips themselves and report them.
-    public static func prepare(for profile: Profile) {
-        guard (try? Vips.start()) != nil else { return }
-        if profile.crop == .smart { FaceDetector.loadModel() }
+    /// Starts libvips, and loads the face model when `profile` searches faces, on a thread of its
+    /// own in `group`, so that the first items find both ready instead of one doing it while the
+    /// others wait (`pushmedia process` calls it while it sets up the queue, and waits on the
+    /// group before it exits). libvips' environment is set on the calling thread first, before
+    /// other threads read the environment. Failures are left to the items, which start libvips
+    /// themselves and report them.
+    public static func prepare(for profile: Profile, in group: DispatchGroup) {
+        Vips.setEnvironment()
+        DispatchQueue.global().async(group: group) {
+            guard (try? Vips.start()) != nil else { return }
+            if profile.crop == .smart { FaceDetector.loadModel() }
+        }
     }
 
     /// Processes one file synchronously (blocking: libvips does the work on this thread and its own).

@@ -59,6 +59,12 @@ extension Vips {
         }
     }
 
+    /// What ``start()`` first does to the environment (VIPSHOME, unless set, points at a prefix
+    /// without modules), for a caller to do on its main thread before other threads run.
+    static func setEnvironment() {
+        pm_vips_set_environment()
+    }
+
     /// Opens libvips' HEIF module, once per process, when PushMedia loads it itself (the HEIF
     /// loaders also do this on their first call): a process that meets no HEIF or AVIF file never
     /// maps libheif and its codecs.

@@ -80,8 +80,7 @@ struct ProcessCommand: AsyncParsableCommand {
         let preparing = DispatchGroup()
         do {
             if try !InputScanner.files(in: inputURL, excluding: [outURL]).isEmpty {
-                let prepared = profile
-                DispatchQueue.global().async(group: preparing) { ItemProcessor.prepare(for: prepared) }
+                ItemProcessor.prepare(for: profile, in: preparing)
             }
         } catch {
             throw ValidationError("\(error)")
