@@ -49,13 +49,7 @@ enum FaceDetector {
     /// Decodes the model compiled in (once per process; the first search would otherwise), by
     /// searching a one-pixel image.
     static func loadModel() {
-        _ = try? Vips.Image.fromRGB([0, 0, 0], width: 1, height: 1).withMemoryBytes { pixels in
-            var request = pm_face_image(pixels: pixels.baseAddress, width: 1, height: 1, stride: 3, bands: 3, band: 1)
-            var box = pm_face_box()
-            var width: Int32 = 0
-            var height: Int32 = 0
-            return pm_detect_faces(&request, searchArea, &box, 1, &width, &height, nil, 0)
-        }
+        _ = try? search(Vips.Image.fromRGB([0, 0, 0], width: 1, height: 1))
     }
 
     /// Faces reported at most; more are dropped (the lowest scores).

@@ -1,4 +1,3 @@
-import CVips
 import PushMediaModel
 
 extension Vips.Image {
@@ -10,9 +9,7 @@ extension Vips.Image {
     /// too close to call (``Attention/tieMargin``): libvips' own smartcrop decides those (it
     /// premultiplies an alpha band and scores in float).
     func attentionCentre(crop: PixelSize) throws -> (x: Int, y: Int)? {
-        let colour = interpretation == VIPS_INTERPRETATION_sRGB && bands == 3
-        let grey = interpretation == VIPS_INTERPRETATION_B_W && bands == 1
-        guard bandFormat == VIPS_FORMAT_UCHAR, colour || grey else { return nil }
+        guard isPlain8BitSRGBOrGrey else { return nil }
         let horizontal = Double(Attention.mapSide) / Double(width)
         let vertical = Double(Attention.mapSide) / Double(height)
         let map = try resizedAsLibvipsDefaults(horizontal: horizontal, vertical: vertical).copyMemory()

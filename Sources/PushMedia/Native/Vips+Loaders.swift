@@ -160,11 +160,7 @@ extension Vips.Image {
         from source: Vips.Source, width: Int, height: Int, colourManaged: Bool, until deadline: ContinuousClock.Instant
     ) throws -> Vips.Image {
         let image = try shrunkOnLoad(source, width: width, height: height, allPages: false, failOn: .truncated)
-        let plain =
-            image.bandFormat == VIPS_FORMAT_UCHAR && !colourManaged
-            && ((image.bands == 3 && image.interpretation == VIPS_INTERPRETATION_sRGB)
-                || (image.bands == 1 && image.interpretation == VIPS_INTERPRETATION_B_W))
-        guard plain else {
+        guard image.isPlain8BitSRGBOrGrey && !colourManaged else {
             let thumbnail = try image.thumbnailImage(width: width, height: height, colourManaged: colourManaged)
             thumbnail.stopEvaluation(at: deadline)
             return try thumbnail.copyMemory()

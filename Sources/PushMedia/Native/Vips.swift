@@ -124,6 +124,13 @@ extension Vips {
         /// Height of one page (frame) of a multi-page image.
         var pageHeight: Int { Int(vips_image_get_page_height(pointer)) }
 
+        /// 8-bit sRGB in 3 bands or grey in 1, no alpha: the pixels PushMedia's own code paths
+        /// (the still decode's two-pass reduce, the attention score) take as they are.
+        var isPlain8BitSRGBOrGrey: Bool {
+            bandFormat == VIPS_FORMAT_UCHAR
+                && ((bands == 3 && interpretation == VIPS_INTERPRETATION_sRGB) || (bands == 1 && interpretation == VIPS_INTERPRETATION_B_W))
+        }
+
         /// Bits per sample of the band format.
         var bitDepth: Int {
             switch bandFormat {

@@ -28,8 +28,9 @@ enum RepresentativeFrame {
 }
 
 /// Where an image's subject is: libvips' attention (saliency; scored by ``Attention`` for 8-bit
-/// sRGB and grey) or entropy crop on a small proxy, or simply the centre. (Faces, for `crop: smart`, are found first by `Subject.find`; when there
-/// are none, `smart` is attention here.)
+/// sRGB and grey) or entropy crop on a small proxy, or simply the centre. (Faces, for
+/// `crop: smart`, are found first by `Subject.find`; when there are none, `smart` is attention
+/// here.)
 enum SubjectFinder {
     /// The subject as a unit point of `image`.
     static func find(in image: Vips.Image, strategy: CropStrategy, proxySide: Int) throws -> UnitPoint {
