@@ -36,9 +36,11 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
+        // FFmpeg's headers only: no pkg-config, whose flags would link the libraries. They are
+        // opened on first use (CPushMediaShims' ffmpeg_library.c); Debian installs the headers
+        // in the compiler's default multiarch include path.
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
         // Which input pixels make an output pixel of a reduction, and their weights: one table

@@ -142,7 +142,13 @@ int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, const pm_gif_setti
 /// before one image, indices outside the table, over 16 MP); -1: giflib could not read it.
 int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repacked, size_t *repacked_length);
 
-// ---- FFmpeg macros --------------------------------------------------------------------------
+// ---- FFmpeg: loading, macros ----------------------------------------------------------------
+
+/// Opens FFmpeg's libraries (ffmpeg_library.c: PushMedia is not linked against them) and
+/// resolves every function PushMedia calls, once per process, thread-safe. Returns 0, or -1 with
+/// the loader's message (a library or a function missing) in message. Call before any other
+/// FFmpeg function.
+int pm_ffmpeg_load(char *message, size_t size);
 
 int pm_averror(int posix_errno);
 int pm_averror_eof(void);

@@ -15,7 +15,7 @@ extension FFmpeg {
     static func remux(
         input: String, format: MediaFormat?, output: String, video: Int?, audio: Int?, deadline: ContinuousClock.Instant
     ) throws {
-        _ = started
+        try start()
         let demuxer = try FFmpeg.demuxer(for: format)
         var message = [CChar](repeating: 0, count: 512)
         let result = pm_av_remux(
@@ -48,7 +48,7 @@ extension FFmpeg {
     static func transcode(
         input: String, format: MediaFormat?, output: String, settings: TranscodeSettings, deadline: ContinuousClock.Instant
     ) throws -> TranscodeResult {
-        _ = started
+        try start()
         let demuxer = try FFmpeg.demuxer(for: format)
         var message = [CChar](repeating: 0, count: 512)
         var written = pm_transcode_result()

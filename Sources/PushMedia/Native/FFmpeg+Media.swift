@@ -4,11 +4,22 @@ import Foundation
 import PushMediaModel
 
 extension FFmpeg {
-    /// Process-wide set-up, once.
-    /// Process-wide set-up, once: the demuxers PushMedia accepts become FFmpeg's whitelist.
-    static let started: Bool = {
+    /// Opens FFmpeg's libraries and sets them up, once per process: PushMedia is not linked
+    /// against them (`pm_ffmpeg_load`), and the demuxers it accepts become FFmpeg's whitelist.
+    /// Every way into FFmpeg calls this first. Throws an `internal_error` ``ItemError`` naming
+    /// what the loader could not find when the libraries are missing (an incomplete install).
+    static func start() throws {
+        if let failure = startFailure { throw ItemError(.internalError, failure) }
+    }
+
+    /// Why FFmpeg's libraries could not be opened, or nil once they are (and set up).
+    private static let startFailure: String? = {
+        var message = [CChar](repeating: 0, count: 512)
+        guard pm_ffmpeg_load(&message, message.count) == 0 else {
+            return "FFmpeg's libraries could not be loaded: \(string(message))"
+        }
         pm_av_startup(MediaFormat.acceptedDemuxers)
-        return true
+        return nil
     }()
 
     /// An open media file (`AVFormatContext`), closed in `deinit`.
@@ -20,7 +31,7 @@ extension FFmpeg {
         /// Content FFmpeg is sure is another format (a playlist behind an ID3 tag, ...) is an
         /// `unsupported_type` ``ItemError``.
         init(path: String, format: MediaFormat?, deadline: ContinuousClock.Instant) throws {
-            _ = FFmpeg.started
+            try FFmpeg.start()
             let demuxer = try FFmpeg.demuxer(for: format)
             var opened: UnsafeMutablePointer<AVFormatContext>?
             let result = pm_av_open(path, demuxer, FFmpeg.microseconds(deadline), &opened)

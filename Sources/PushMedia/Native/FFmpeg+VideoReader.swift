@@ -11,7 +11,7 @@ extension FFmpeg {
         /// Opens stream `stream` of `path` with the demuxer for its sniffed `format`; reading
         /// stops with an error once `deadline` passes.
         init(path: String, format: MediaFormat?, stream: Int, deadline: ContinuousClock.Instant) throws {
-            _ = FFmpeg.started
+            try FFmpeg.start()
             let demuxer = try FFmpeg.demuxer(for: format)
             var opened: OpaquePointer?
             let result = pm_video_reader_open(path, demuxer, Int32(stream), FFmpeg.microseconds(deadline), &opened)

@@ -55,9 +55,11 @@ enum FFmpeg {
             "the first bytes say \(format?.rawValue ?? "media"), but FFmpeg reads the file as \(seen.isEmpty ? "another format" : seen), which PushMedia does not accept")
     }
 
-    /// Versions of the linked libraries, e.g. `["libavformat": "59.27.100", …]`.
-    static var libraryVersions: [String: String] {
+    /// Versions of the libraries, e.g. `["libavformat": "59.27.100", …]`, opening them (throws
+    /// what ``start()`` throws when they cannot be opened).
+    static func libraryVersions() throws -> [String: String] {
         func text(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
+        try start()
         return [
             "libavformat": text(avformat_version()),
             "libavcodec": text(avcodec_version()),

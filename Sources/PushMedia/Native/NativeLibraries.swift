@@ -14,8 +14,11 @@ public enum NativeLibraries {
         _ = pm_limit_malloc_arenas(Int32(count))
     }
 
-    public static var versions: [String: String] {
-        var versions = FFmpeg.libraryVersions
+    /// libvips' version and FFmpeg's libraries' (`["libvips": "8.14.1", "libavformat": …]`).
+    /// FFmpeg's are opened for this (PushMedia loads them on first use): throws an ``ItemError``
+    /// naming what is missing when they cannot be.
+    public static func versions() throws -> [String: String] {
+        var versions = try FFmpeg.libraryVersions()
         versions["libvips"] = Vips.version
         return versions
     }

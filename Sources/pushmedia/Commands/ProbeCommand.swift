@@ -57,14 +57,22 @@ struct ProbeCommand: ParsableCommand {
     }
 }
 
-/// `pushmedia version`: program and linked library versions.
+/// `pushmedia version`: program and library versions; exit status 1 when FFmpeg's libraries
+/// (opened on first use, not at start) cannot be opened.
 struct VersionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "version", abstract: "Show the versions of PushMedia and the libraries it links.")
+        commandName: "version", abstract: "Show the versions of PushMedia and the libraries it uses.")
 
     func run() throws {
         print("pushmedia \(PushMediaVersion.string)")
-        for (name, version) in NativeLibraries.versions.sorted(by: { $0.key < $1.key }) {
+        let versions: [String: String]
+        do {
+            versions = try NativeLibraries.versions()
+        } catch let error as ItemError {
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            throw ExitCode.failure
+        }
+        for (name, version) in versions.sorted(by: { $0.key < $1.key }) {
             print("\(name) \(version)")
         }
     }
