@@ -8,15 +8,28 @@ public enum ContentHash {
         hex(SHA256.hash(data: data))
     }
 
-    /// Streams the file 1 MiB at a time (never whole in memory); `chunk` sees each piece in order,
-    /// e.g. to keep the first bytes for sniffing.
-    public static func sha256(of handle: FileHandle, chunk: (Data) -> Void = { _ in }) throws -> (sha256: String, bytes: Int) {
+    /// Bytes read at a time by ``sha256(of:chunk:)``.
+    static let readSize = 256 << 10
+
+    /// Streams the file through one buffer of ``readSize`` bytes, reused for every read (never
+    /// whole in memory; a fresh buffer per read cost page faults as the kernel copied into it);
+    /// `chunk` sees each piece in order, e.g. to keep the first bytes for sniffing.
+    public static func sha256(of handle: FileHandle, chunk: (UnsafeRawBufferPointer) -> Void = { _ in }) throws -> (sha256: String, bytes: Int) {
         var hasher = SHA256()
         var bytes = 0
-        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-            hasher.update(data: piece)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 64)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(handle.fileDescriptor, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            if count == 0 { break }
+            let piece = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+            hasher.update(bufferPointer: piece)
             chunk(piece)
-            bytes += piece.count
+            bytes += count
         }
         return (hex(hasher.finalize()), bytes)
     }
