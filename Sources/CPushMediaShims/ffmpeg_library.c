@@ -2,12 +2,14 @@
 // them: each FFmpeg function the shims and Swift call is defined here, with FFmpeg's own
 // prototype (the compiler checks each against the installed headers), and calls through a
 // pointer that pm_ffmpeg_load fills from dlopen/dlsym once per process. Loading libavformat
-// and libavcodec maps ~65 libraries that libvips does not need (codecs, TLS, network protocols):
-// ~34 ms of CPU in every process start, paid now only by a process that meets a movie or audio
-// file (BENCHMARKS.md, "FFmpeg opened on first use").
+// and libavcodec maps ~65 libraries that libvips does not need (codecs, network protocols): ~20 ms
+// of CPU in every process start, paid now only by a process that meets a movie or audio file
+// (BENCHMARKS.md, "FFmpeg opened on first use").
 //
-// The definitions are hidden: the executable exports its symbols (for backtraces), and an
-// exported av_malloc would be what libavformat's own calls bind to, through this table.
+// The definitions are hidden (declared so under the pragma, and by attribute on each definition,
+// in case a header is missing below): the executable exports its symbols (for backtraces), and
+// an exported av_malloc would be what libavformat's own calls bind to, through this table.
+// `scripts/check-container libs` fails if the release binary exports any FFmpeg name.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/audio_fifo.h>
+#include <libavutil/avstring.h>
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/display.h>
@@ -178,12 +181,12 @@ static void pm_ffmpeg_require(const char *function) {
 }
 
 #define PM_DEFINE(library, type, name, parameters, arguments) \
-    type name parameters {                                    \
+    __attribute__((visibility("hidden"))) type name parameters { \
         pm_ffmpeg_require(#name);                             \
         return pm_ffmpeg.name arguments;                      \
     }
 #define PM_DEFINE_VOID(library, name, parameters, arguments) \
-    void name parameters {                                   \
+    __attribute__((visibility("hidden"))) void name parameters { \
         pm_ffmpeg_require(#name);                            \
         pm_ffmpeg.name arguments;                            \
     }

@@ -118,7 +118,7 @@ struct CommandLineTests {
         #expect(bad.error.contains("unsupported_type"))
     }
 
-    @Test("version names the linked libraries")
+    @Test("version names the libraries it uses")
     func version() throws {
         let result = try CommandRunner.run(pushmedia, ["version"])
         #expect(result.status == 0)

@@ -2,8 +2,8 @@ import CPushMediaShims
 import CVips
 import Foundation
 
-/// Versions of the C libraries PushMedia is linked against, for `pushmedia version` and logs,
-/// and process-wide settings for them.
+/// Versions of the C libraries PushMedia uses (libvips linked, FFmpeg's opened on first use), for
+/// `pushmedia version` and logs, and process-wide settings for them.
 public enum NativeLibraries {
     /// Caps glibc's malloc arenas for a long batch or worker process. glibc gives busy threads
     /// arenas of their own and keeps their freed memory, so with libvips' and the batch's threads
