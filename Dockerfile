@@ -29,6 +29,7 @@ RUN apt-get update \
         libavutil-dev \
         libdlib-dev \
         libgif-dev \
+        libjpeg62-turbo-dev \
         libsqlite3-dev \
         libswresample-dev \
         libswscale-dev \
@@ -46,7 +47,7 @@ RUN swift build -c release --static-swift-stdlib --product pushmedia \
 
 FROM debian:bookworm-slim AS runtime
 
-# Exactly the shared libraries pushmedia loads (scripts/check-container proves it with ldd), plus
+# Exactly the shared libraries pushmedia loads or opens (scripts/check-container proves it), plus
 # ca-certificates for HTTPS and tini to reap children and forward signals as PID 1. dlib (the face
 # detector) is linked statically, without BLAS and LAPACK, so nothing at all for it: no libdlib19.1
 # (nor the 97 MB libdlib-data it depends on), no liblapack3 or libblas3.
@@ -60,6 +61,7 @@ RUN apt-get update \
         libavformat59 \
         libavutil57 \
         libgif7 \
+        libjpeg62-turbo \
         libsqlite3-0 \
         libswresample4 \
         libswscale6 \

@@ -51,8 +51,9 @@ let package = Package(
             name: "CPushMediaShims",
             dependencies: ["CVips", "CFFmpeg", "CResample"],
             // GModule (part of GLib, already loaded with libvips) opens libvips' HEIF module;
-            // giflib re-packs the GIFs libvips writes (gif_repack.c).
-            linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("gif")]
+            // giflib re-packs the GIFs libvips writes (gif_repack.c); libjpeg (libjpeg-turbo,
+            // already loaded with libvips) decodes still JPEGs (jpeg_reduce.c).
+            linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("gif"), .linkedLibrary("jpeg")]
         ),
         // Frontal faces: dlib's HOG detector (its model is compiled in) behind a plain C header,
         // built twice (face_search.h): for any CPU, and for AVX2 + FMA, picked at run time.

@@ -5,6 +5,7 @@
 // filter (taps centred on each output pixel, the kernel stretched by the shrink, weights
 // normalised) in 14-bit fixed point, with an SSSE3 loop for 3-band pixels: ~6 ms (BENCHMARKS.md).
 #include "PushMediaShims.h"
+#include "reduce_internal.h"
 
 #include "CResample.h"
 
@@ -14,12 +15,13 @@
 #include <tmmintrin.h>
 #endif
 
-enum { pm_weight_bits = 14 };
+int pm_reduce_taps(int size, int out_size) {
+    int taps = pm_resample_most_taps(PM_RESAMPLE_LANCZOS3, size, out_size);
+    taps += taps & 1;
+    return taps > size ? size : taps;
+}
 
-// For each output column: the first input column of its window of `taps` (moved left to stay
-// inside the row, for the vector loop's fixed width), and its weights in that window, summing to
-// 1 << pm_weight_bits; columns outside the kernel's support weigh 0 (CResample).
-static void pm_reduce_weights(int width, int out_width, int taps, int *first, int16_t *weights) {
+void pm_reduce_weights(int width, int out_width, int taps, int *first, int16_t *weights) {
     double *w = g_new(double, pm_resample_most_taps(PM_RESAMPLE_LANCZOS3, width, out_width));
     for (int x = 0; x < out_width; x++) {
         int start;
@@ -40,11 +42,6 @@ static void pm_reduce_weights(int width, int out_width, int taps, int *first, in
         first[x] = window;
     }
     g_free(w);
-}
-
-static inline uint8_t pm_clamp_u8(int32_t sum) {
-    int32_t v = (sum + (1 << (pm_weight_bits - 1))) >> pm_weight_bits;
-    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
 // One row of 3-band pixels, output columns [from, to), in plain C.
@@ -103,10 +100,7 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vec
         return -1;
     }
     const double shrink = (double)width / out_width;
-    // An even number of taps (the vector path sums them in pairs), at most the width.
-    int taps = pm_resample_most_taps(PM_RESAMPLE_LANCZOS3, width, out_width);
-    taps += taps & 1;
-    if (taps > width) taps = width;
+    const int taps = pm_reduce_taps(width, out_width);
     VipsImage *result = vips_image_new_memory();
     if (vips_image_pipelinev(result, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
         g_object_unref(result);

@@ -59,7 +59,6 @@ int pm_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, in
 /// g_get_monotonic_time() passes deadline_us: libvips' eval signal sets the kill flag.
 void pm_image_set_deadline(VipsImage *image, gint64 deadline_us);
 
-
 // ---- operations -----------------------------------------------------------------------------
 
 int pm_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
@@ -74,6 +73,15 @@ int pm_reduce_height(VipsImage *in, VipsImage **out, int height);
 /// allow_vector: 1 to use SSSE3 where the CPU has it (the same bytes as the plain C loop), 0 for
 /// the plain C loop alone (tests compare the two).
 int pm_reduce_width(VipsImage *in, VipsImage **out, int width, int allow_vector);
+/// Decodes the JPEG behind `fd` (read with pread, the descriptor's position untouched) with
+/// libjpeg's DCT scaled by 1/`shrink` (1, 2, 4 or 8) and reduces it down to `out_height` rows
+/// (Lanczos3, as pm_reduce_width across) as the rows are decoded, into memory, with the fields of
+/// `like`: the same JPEG opened by libvips' loader with that shrink (its header only). Stops with
+/// an error once `remaining_ns` have passed (0: no limit). Returns 0 and *out; 1 when libvips'
+/// path must decode it (not 8-bit RGB or grey as `like` says, a shrink of more than 16 down);
+/// -1 with the reason in message (a damaged or truncated file, the time ran out).
+int pm_jpeg_decode_reduced_height(int fd, const VipsImage *like, int shrink, int out_height, int64_t remaining_ns,
+                                  VipsImage **out, char *message, size_t message_size);
 /// Turns the image upright by its EXIF orientation and drops the tag (vips_autorot).
 int pm_autorot(VipsImage *in, VipsImage **out);
 /// Resize by hscale, vscale; `kernel` does the whole reduction down to 1/16 (box pre-shrink below).

@@ -91,11 +91,12 @@ extension Vips {
 extension Vips.Image {
     /// Opens an image from a source with the loader for the source's sniffed format, reading only
     /// its header (pixels are decoded lazily). `allPages`: every frame of a GIF or WebP; TIFF and
-    /// HEIF give their first (primary) image only.
-    static func header(from source: Vips.Source, failOn: Vips.FailOn = .truncated, allPages: Bool = false)
+    /// HEIF give their first (primary) image only. `shrink`: the loader's shrink-on-load (JPEG:
+    /// 1, 2, 4 or 8; WebP: any), 1 for the stored size.
+    static func header(from source: Vips.Source, failOn: Vips.FailOn = .truncated, allPages: Bool = false, shrink: Double = 1)
         throws -> Vips.Image
     {
-        try load(source, failOn: failOn, allPages: allPages, shrink: 1)
+        try load(source, failOn: failOn, allPages: allPages, shrink: shrink)
     }
 
     private static func load(_ source: Vips.Source, failOn: Vips.FailOn, allPages: Bool, shrink: Double) throws -> Vips.Image {
@@ -142,7 +143,7 @@ extension Vips.Image {
         from source: Vips.Source, width: Int, height: Int, allPages: Bool = false, failOn: Vips.FailOn = .truncated,
         colourManaged: Bool = true
     ) throws -> Vips.Image {
-        try shrunkOnLoad(source, width: width, height: height, allPages: allPages, failOn: failOn)
+        try shrunkOnLoad(source, width: width, height: height, allPages: allPages, failOn: failOn).image
             .thumbnailImage(width: width, height: height, colourManaged: colourManaged)
     }
 
@@ -154,12 +155,13 @@ extension Vips.Image {
     /// ``thumbnail(from:width:height:allPages:failOn:colourManaged:)`` of a still, computed into
     /// memory (the source is read once, sequentially); the decode stops at `deadline`. The common
     /// photo (8-bit sRGB or grey, no alpha, nothing to colour-manage) is resized in two passes:
-    /// libvips' vertical reduce while the file is decoded, then ``reducedWidth(to:)`` in memory,
-    /// where `vips_thumbnail_image` would spend most of its time in libvips' scalar reduceh.
+    /// down while the file is decoded (a JPEG by libjpeg itself, ``jpegReducedHeight(from:like:shrink:height:until:)``;
+    /// other formats by libvips' vertical reduce), then ``reducedWidth(to:)`` in memory, where
+    /// `vips_thumbnail_image` would spend most of its time in libvips' scalar reduceh.
     static func still(
         from source: Vips.Source, width: Int, height: Int, colourManaged: Bool, until deadline: ContinuousClock.Instant
     ) throws -> Vips.Image {
-        let image = try shrunkOnLoad(source, width: width, height: height, allPages: false, failOn: .truncated)
+        let (image, shrink) = try shrunkOnLoad(source, width: width, height: height, allPages: false, failOn: .truncated)
         guard image.isPlain8BitSRGBOrGrey && !colourManaged else {
             let thumbnail = try image.thumbnailImage(width: width, height: height, colourManaged: colourManaged)
             thumbnail.stopEvaluation(at: deadline)
@@ -169,22 +171,29 @@ extension Vips.Image {
         let size = ImagePlan.fitted(
             PixelSize(width: image.width, height: image.height),
             inside: (5...8).contains(orientation) ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height))
-        let result = try image.reduced(to: size, until: deadline)
+        let result: Vips.Image
+        if source.format == .jpeg,
+            let tall = try jpegReducedHeight(from: source, like: image, shrink: Int(shrink), height: size.height, until: deadline)
+        {
+            result = size.width < tall.width ? try tall.reducedWidth(to: size.width) : tall
+        } else {
+            result = try image.reduced(to: size, until: deadline)
+        }
         return orientation == 1 ? result : try result.autorotated().copyMemory()
     }
 
     /// Opened with the loader's shrink-on-load for a decode that still covers `width`×`height`
-    /// (upright), pixels not yet decoded.
+    /// (upright), pixels not yet decoded, and the shrink it was opened with.
     private static func shrunkOnLoad(
         _ source: Vips.Source, width: Int, height: Int, allPages: Bool, failOn: Vips.FailOn
-    ) throws -> Vips.Image {
+    ) throws -> (image: Vips.Image, shrink: Double) {
         guard let format = source.format, let loader = Vips.Loader(format) else { throw Vips.notAnImage("thumbnail") }
         let image = try load(source, failOn: failOn, allPages: allPages, shrink: 1)
         let stored = PixelSize(width: image.width, height: image.pageHeight > 0 ? image.pageHeight : image.height)
         let orientation = image.int(field: "orientation") ?? 1
         let shrink = loader.shrinkFactor(
             source: stored, target: PixelSize(width: width, height: height), swapsAxes: (5...8).contains(orientation))
-        return shrink > 1 ? try load(source, failOn: failOn, allPages: allPages, shrink: shrink) : image
+        return (shrink > 1 ? try load(source, failOn: failOn, allPages: allPages, shrink: shrink) : image, shrink)
     }
 }
 

@@ -74,7 +74,8 @@ extension Vips {
         let pointer: UnsafeMutablePointer<VipsSource>
         /// The format of the bytes behind the descriptor (``MediaSniffer``), nil when unknown.
         let format: MediaFormat?
-        private let descriptor: Int32
+        /// The descriptor libvips reads a copy of (read it with `pread`: the position is shared).
+        let descriptor: Int32
 
         init(path: String) throws {
             let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -1,0 +1,253 @@
+// A still JPEG decoded by libjpeg(-turbo) itself, scaled in its DCT (1/2, 1/4, 1/8, as libvips'
+// shrink-on-load), and reduced down to the rows the plan needs as the rows come out of the
+// decoder: a window of rows, never the whole decode. libvips' path for the same pixels (its JPEG
+// loader's pipeline, then reducev into memory) cost ~15 ms more a 12 MP photo than libjpeg's
+// decode alone (region copies, its worker thread and the hand-offs to it, page faults of fresh
+// buffers): BENCHMARKS.md, "A JPEG decoded by libjpeg directly". The rows across are then
+// reduced by pm_reduce_width, as before.
+//
+// Only what libvips' path would give as plain 8-bit sRGB or grey comes here (the Swift side
+// checks the header libvips read); anything else returns 1 and goes through libvips. Errors
+// follow libvips' `fail_on=truncated`: a file that ends before its image does is an error
+// ("premature end of JPEG image"), damaged data libjpeg can step over is not.
+#include "PushMediaShims.h"
+#include "reduce_internal.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jpeglib.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
+enum { pm_jpeg_read_size = 64 * 1024 };
+
+// Reads the descriptor with pread from offset 0, so its own position (libvips' source) is untouched.
+typedef struct {
+    struct jpeg_source_mgr pub;
+    int fd;
+    off_t offset;
+    JOCTET buffer[pm_jpeg_read_size];
+} pm_jpeg_source;
+
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX + 64];
+} pm_jpeg_errors;
+
+static void pm_jpeg_fail(j_common_ptr cinfo, const char *message) {
+    pm_jpeg_errors *errors = (pm_jpeg_errors *)cinfo->err;
+    snprintf(errors->message, sizeof errors->message, "%s", message);
+    longjmp(errors->jump, 1);
+}
+
+static void pm_jpeg_error_exit(j_common_ptr cinfo) {
+    pm_jpeg_errors *errors = (pm_jpeg_errors *)cinfo->err;
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    snprintf(errors->message, sizeof errors->message, "%s", text);
+    longjmp(errors->jump, 1);
+}
+
+// libjpeg's messages (warnings about damaged data it steps over) are not printed.
+static void pm_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void pm_jpeg_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean pm_jpeg_fill_input_buffer(j_decompress_ptr cinfo) {
+    pm_jpeg_source *source = (pm_jpeg_source *)cinfo->src;
+    ssize_t count;
+    do {
+        count = pread(source->fd, source->buffer, sizeof source->buffer, source->offset);
+    } while (count < 0 && errno == EINTR);
+    if (count < 0) pm_jpeg_fail((j_common_ptr)cinfo, strerror(errno));
+    if (count == 0) pm_jpeg_fail((j_common_ptr)cinfo, "premature end of JPEG image");
+    source->offset += count;
+    source->pub.next_input_byte = source->buffer;
+    source->pub.bytes_in_buffer = (size_t)count;
+    return TRUE;
+}
+
+static void pm_jpeg_skip_input_data(j_decompress_ptr cinfo, long count) {
+    pm_jpeg_source *source = (pm_jpeg_source *)cinfo->src;
+    if (count <= 0) return;
+    if ((size_t)count <= source->pub.bytes_in_buffer) {
+        source->pub.next_input_byte += count;
+        source->pub.bytes_in_buffer -= (size_t)count;
+        return;
+    }
+    source->offset += count - (long)source->pub.bytes_in_buffer;
+    source->pub.bytes_in_buffer = 0;
+}
+
+static void pm_jpeg_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static int64_t pm_now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+// One output row: the weighted sum of `taps` input rows of `n` bytes each.
+static void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int taps, int n, uint8_t *out) {
+    int x = 0;
+#if defined(__x86_64__)
+    // 16 bytes at a time: the bytes of two rows interleaved, widened to 16 bits and multiplied by
+    // the pair of weights (pmaddwd), summed in 32 bits: the same integers as the loop below.
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i round = _mm_set1_epi32(1 << (pm_weight_bits - 1));
+    for (; x + 16 <= n; x += 16) {
+        __m128i sum0 = round, sum1 = round, sum2 = round, sum3 = round;
+        // (An odd count, a window as tall as a short image, pairs the last row with zeros.)
+        for (int t = 0; t < taps; t += 2) {
+            const int pair = t + 1 < taps;
+            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(rows[t] + x));
+            const __m128i b = pair ? _mm_loadu_si128((const __m128i *)(const void *)(rows[t + 1] + x)) : zero;
+            const uint16_t second = pair ? (uint16_t)w[t + 1] : 0;
+            const __m128i weights = _mm_set1_epi32((int32_t)(((uint32_t)second << 16) | (uint16_t)w[t]));
+            const __m128i low = _mm_unpacklo_epi8(a, b), high = _mm_unpackhi_epi8(a, b);
+            sum0 = _mm_add_epi32(sum0, _mm_madd_epi16(_mm_unpacklo_epi8(low, zero), weights));
+            sum1 = _mm_add_epi32(sum1, _mm_madd_epi16(_mm_unpackhi_epi8(low, zero), weights));
+            sum2 = _mm_add_epi32(sum2, _mm_madd_epi16(_mm_unpacklo_epi8(high, zero), weights));
+            sum3 = _mm_add_epi32(sum3, _mm_madd_epi16(_mm_unpackhi_epi8(high, zero), weights));
+        }
+        const __m128i first = _mm_packs_epi32(_mm_srai_epi32(sum0, pm_weight_bits), _mm_srai_epi32(sum1, pm_weight_bits));
+        const __m128i second = _mm_packs_epi32(_mm_srai_epi32(sum2, pm_weight_bits), _mm_srai_epi32(sum3, pm_weight_bits));
+        _mm_storeu_si128((__m128i *)(void *)(out + x), _mm_packus_epi16(first, second));
+    }
+#endif
+    for (; x < n; x++) {
+        int32_t sum = 0;
+        for (int t = 0; t < taps; t++) sum += rows[t][x] * w[t];
+        out[x] = pm_clamp_u8(sum);
+    }
+}
+
+int pm_jpeg_decode_reduced_height(int fd, const VipsImage *like, int shrink, int out_height, int64_t remaining_ns,
+                                  VipsImage **out, char *message, size_t message_size) {
+    if (message && message_size) message[0] = 0;
+    if (!(shrink == 1 || shrink == 2 || shrink == 4 || shrink == 8) || out_height < 1 || out_height > like->Ysize ||
+        like->Ysize > out_height * 16 || like->BandFmt != VIPS_FORMAT_UCHAR || !(like->Bands == 1 || like->Bands == 3))
+        return 1;
+    const int64_t deadline = remaining_ns > 0 ? pm_now_ns() + remaining_ns : 0;
+
+    struct jpeg_decompress_struct cinfo;
+    pm_jpeg_errors errors;
+    pm_jpeg_source *source = g_new0(pm_jpeg_source, 1);
+    // Everything a longjmp must free, in volatile storage (setjmp's rule).
+    VipsImage *volatile result = NULL;
+    uint8_t *volatile ring = NULL;
+    int *volatile first = NULL;
+    int16_t *volatile weights = NULL;
+    const uint8_t **volatile rows = NULL;
+    volatile int status = 0;
+
+    cinfo.err = jpeg_std_error(&errors.pub);
+    errors.pub.error_exit = pm_jpeg_error_exit;
+    errors.pub.output_message = pm_jpeg_output_message;
+    errors.message[0] = 0;
+    if (setjmp(errors.jump)) {
+        if (message && message_size) snprintf(message, message_size, "%s", errors.message);
+        status = -1;
+        goto done;
+    }
+    jpeg_create_decompress(&cinfo);
+    source->fd = fd;
+    source->pub.init_source = pm_jpeg_init_source;
+    source->pub.fill_input_buffer = pm_jpeg_fill_input_buffer;
+    source->pub.skip_input_data = pm_jpeg_skip_input_data;
+    source->pub.resync_to_restart = jpeg_resync_to_restart;
+    source->pub.term_source = pm_jpeg_term_source;
+    cinfo.src = &source->pub;
+    jpeg_read_header(&cinfo, TRUE);
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = (unsigned)shrink;
+    jpeg_calc_output_dimensions(&cinfo);
+    // What libvips read must be what libjpeg makes here, else libvips decides. libjpeg rounds a
+    // scaled size up, libvips 8.14 down, cutting the last column and row off: so do we.
+    const int components = like->Bands;
+    if ((int)cinfo.output_width < like->Xsize || (int)cinfo.output_width > like->Xsize + 1 ||
+        (int)cinfo.output_height < like->Ysize || (int)cinfo.output_height > like->Ysize + 1 ||
+        cinfo.output_components != components ||
+        cinfo.out_color_space != (components == 3 ? JCS_RGB : JCS_GRAYSCALE)) {
+        status = 1;
+        goto done;
+    }
+
+    const int width = like->Xsize, height = like->Ysize;
+    const size_t row_bytes = (size_t)width * (size_t)components;
+    const size_t decoded_bytes = (size_t)cinfo.output_width * (size_t)components;
+    result = vips_image_new_memory();
+    if (vips_image_pipelinev(result, VIPS_DEMAND_STYLE_THINSTRIP, (VipsImage *)like, NULL)) {
+        snprintf(errors.message, sizeof errors.message, "cannot make the decoded image");
+        longjmp(errors.jump, 1);
+    }
+    result->Ysize = out_height;
+    result->Yres = like->Yres * out_height / height;
+    if (vips_image_write_prepare(result)) {
+        snprintf(errors.message, sizeof errors.message, "cannot allocate the decoded image");
+        longjmp(errors.jump, 1);
+    }
+
+    jpeg_start_decompress(&cinfo);
+    const int taps = out_height < height ? pm_reduce_taps(height, out_height) : 1;
+    first = g_new(int, out_height);
+    weights = g_new(int16_t, (size_t)out_height * (size_t)taps);
+    if (out_height < height) {
+        pm_reduce_weights(height, out_height, taps, (int *)first, (int16_t *)weights);
+    } else {
+        for (int y = 0; y < out_height; y++) first[y] = y, weights[y] = 1 << pm_weight_bits;
+    }
+    // The rows of the current window: input row r lives in slot r % taps (windows only move down).
+    ring = g_malloc(decoded_bytes * (size_t)taps);
+    rows = g_new(const uint8_t *, taps);
+    int decoded = 0;
+    for (int y = 0; y < out_height; y++) {
+        if (deadline && (y & 15) == 0 && pm_now_ns() > deadline) {
+            snprintf(errors.message, sizeof errors.message, "stopped: the item's time ran out");
+            longjmp(errors.jump, 1);
+        }
+        while (decoded < first[y] + taps) {
+            JSAMPROW slot = ring + decoded_bytes * (size_t)(decoded % taps);
+            if (jpeg_read_scanlines(&cinfo, &slot, 1) != 1) {
+                snprintf(errors.message, sizeof errors.message, "the decoder returned no row %d", decoded);
+                longjmp(errors.jump, 1);
+            }
+            decoded++;
+        }
+        uint8_t *to = VIPS_IMAGE_ADDR(result, 0, y);
+        if (taps == 1) {
+            memcpy(to, ring + decoded_bytes * (size_t)(first[y] % taps), row_bytes);
+            continue;
+        }
+        for (int t = 0; t < taps; t++) rows[t] = ring + decoded_bytes * (size_t)((first[y] + t) % taps);
+        pm_reduce_rows(rows, (const int16_t *)weights + (size_t)y * (size_t)taps, taps, (int)row_bytes, to);
+    }
+    // The rows below the last window (and the one libvips cuts off) must be there too: a file
+    // that ends before its last row is an error, as in libvips. (Nothing after the last row is read: libvips does not require the
+    // end-of-image marker either.)
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW slot = ring;
+        jpeg_read_scanlines(&cinfo, &slot, 1);
+    }
+
+done:
+    jpeg_destroy_decompress(&cinfo);
+    g_free(source);
+    g_free(ring);
+    g_free(first);
+    g_free(weights);
+    g_free(rows);
+    if (status == 0) {
+        *out = result;
+    } else if (result) {
+        g_object_unref(result);
+    }
+    return status;
+}

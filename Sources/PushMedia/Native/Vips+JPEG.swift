@@ -1,0 +1,31 @@
+import CPushMediaShims
+import CVips
+
+extension Vips.Image {
+    /// The JPEG behind `source` decoded by libjpeg with its DCT scaled by 1/`shrink` and reduced
+    /// down to `height` rows as it is decoded (`pm_jpeg_decode_reduced_height`, Lanczos3), into
+    /// memory, with the fields of `like` (the same file opened by libvips' loader with that
+    /// shrink: its header only, which said 8-bit sRGB or grey). Nil when libvips must decode it
+    /// (what libjpeg would make is not what `like` describes). Throws ``Vips/Error`` for a damaged
+    /// or truncated file, or once `deadline` passes.
+    static func jpegReducedHeight(
+        from source: Vips.Source, like: Vips.Image, shrink: Int, height: Int, until deadline: ContinuousClock.Instant
+    ) throws -> Vips.Image? {
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        let nanoseconds = max(1, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
+        var image: UnsafeMutablePointer<VipsImage>?
+        var message = [CChar](repeating: 0, count: 256)
+        let status = pm_jpeg_decode_reduced_height(
+            source.descriptor, like.pointer, Int32(shrink), Int32(height), nanoseconds, &image, &message, message.count)
+        switch status {
+        case 0:
+            guard let image else { throw Vips.Error(operation: "jpegload", message: "no image") }
+            return Vips.Image(owning: image)
+        case 1:
+            return nil
+        default:
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw Vips.Error(operation: "jpegload", message: text)
+        }
+    }
+}

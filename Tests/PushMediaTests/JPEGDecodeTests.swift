@@ -1,0 +1,136 @@
+import CResample
+import CVips
+import Foundation
+import PushMediaModel
+import Testing
+
+@testable import PushMedia
+
+/// A still JPEG decoded by libjpeg directly and reduced down as its rows come
+/// (`pm_jpeg_decode_reduced_height`), against libvips' decode of the same file with the same
+/// shrink, reduced here in double with the same Lanczos3 taps (CResample, tested on its own).
+/// (libvips' own reducev places its kernel to 1/64 of a pixel, so it is no exact reference.)
+@Suite("JPEG decoded by libjpeg, reduced down as it is decoded")
+struct JPEGDecodeTests {
+    static let farFuture = ContinuousClock.now + .seconds(3600)
+
+    /// A seeded noisy picture (smooth gradients under noise, so every row differs), saved as a
+    /// JPEG of `width`×`height` with `bands` (1 or 3).
+    static func noisyJPEG(width: Int, height: Int, bands: Int, seed: UInt64) throws -> URL {
+        var state = seed
+        func next() -> UInt8 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 57)
+        }
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let at = (y * width + x) * 3
+                pixels[at] = UInt8((x * 255) / max(1, width - 1) / 2) &+ next()
+                pixels[at + 1] = UInt8((y * 255) / max(1, height - 1) / 2) &+ next() / 2
+                pixels[at + 2] = next()
+            }
+        }
+        var image = try Vips.Image.fromRGB(pixels, width: width, height: height)
+        if bands == 1 { image = try image.colourspace(VIPS_INTERPRETATION_B_W) }
+        let url = try Fixtures.temporaryFolder("noisy-\(width)x\(height)-\(bands)-\(seed)").appendingPathComponent("noisy.jpg")
+        try image.jpegData(quality: 92).write(to: url)
+        return url
+    }
+
+    /// Decodes `url` both ways at `shrink` down to `height` rows: the largest and mean absolute
+    /// difference of our bytes from libvips' decode reduced here in double (rounded, clamped).
+    static func compare(_ url: URL, shrink: Int, height: Int) throws -> (max: Int, mean: Double, ours: Vips.Image) {
+        let like = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink))
+        let ours = try #require(
+            try Vips.Image.jpegReducedHeight(
+                from: try Vips.Source(path: url.path), like: like, shrink: shrink, height: height, until: farFuture))
+        #expect(ours.width == like.width && ours.height == height && ours.bands == like.bands)
+        let decoded = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink)).copyMemory()
+        let source = try decoded.memoryBytes()
+        let rowBytes = decoded.width * decoded.bands
+        let bytes = try ours.memoryBytes()
+        #expect(bytes.count == rowBytes * height && source.count == rowBytes * decoded.height)
+        var weights = [Double](repeating: 0, count: Int(pm_resample_most_taps(PM_RESAMPLE_LANCZOS3, Int32(decoded.height), Int32(height))))
+        var largest = 0
+        var total = 0
+        for y in 0..<height {
+            var first: Int32 = 0
+            let count = Int(pm_resample_taps(PM_RESAMPLE_LANCZOS3, Int32(decoded.height), Int32(height), Int32(y), &first, &weights))
+            for x in 0..<rowBytes {
+                var sum = 0.0
+                for k in 0..<count { sum += weights[k] * Double(source[(Int(first) + k) * rowBytes + x]) }
+                let exact = decoded.height == height ? Int(source[y * rowBytes + x]) : Int(min(255, max(0, sum.rounded())))
+                let d = abs(exact - Int(bytes[y * rowBytes + x]))
+                largest = max(largest, d)
+                total += d
+            }
+        }
+        return (largest, Double(total) / Double(max(1, bytes.count)), ours)
+    }
+
+    @Test(
+        "down to any height, at every shrink, colour and grey: libvips' decode and Lanczos3 in double, within rounding",
+        arguments: [(1001, 757, 3), (640, 480, 1), (333, 1201, 3), (96, 17, 3)])
+    func matchesLibvipsInDouble(width: Int, height: Int, bands: Int) throws {
+        try Vips.start()
+        let url = try Self.noisyJPEG(width: width, height: height, bands: bands, seed: UInt64(width * 31 + height))
+        for shrink in [1, 2, 4, 8] {
+            // libvips' height at this shrink (libjpeg rounds up, libvips 8.14 down).
+            let decoded = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink)).height
+            guard decoded >= 2 else { continue }
+            for rows in Set([decoded, decoded * 3 / 4, decoded * 3 / 5, decoded / 3, max(1, (decoded + 15) / 16)]) where rows >= 1 {
+                let (largest, mean, _) = try Self.compare(url, shrink: shrink, height: rows)
+                #expect(largest <= 1, "\(width)x\(height)x\(bands) shrink \(shrink) to \(rows) rows: max \(largest)")
+                #expect(mean < 0.02, "\(width)x\(height)x\(bands) shrink \(shrink) to \(rows) rows: mean \(mean)")
+            }
+        }
+    }
+
+    @Test("the fixtures' photos as the still decode reads them; libvips' header fields come along")
+    func fixtures() throws {
+        try Vips.start()
+        for (name, shrink, rows) in [
+            ("photos/landscape.jpg", 1, 750), ("photos/portrait.jpg", 1, 1050), ("photos/panorama.jpg", 2, 200),
+            ("photos/progressive.jpg", 1, 600), ("photos/rotated-exif6.jpg", 1, 400),
+        ] {
+            let (largest, mean, ours) = try Self.compare(Fixtures.url(name), shrink: shrink, height: rows)
+            #expect(largest <= 1 && mean < 0.02, "\(name): max \(largest), mean \(mean)")
+            if name.contains("exif6") { #expect(ours.int(field: "orientation") == 6) }
+        }
+    }
+
+    @Test("CMYK is left to libvips; a truncated file and a past deadline are errors")
+    func refusals() throws {
+        try Vips.start()
+        let cmyk = Fixtures.url("photos/cmyk.jpg")
+        let like = try Vips.Image.header(from: try Vips.Source(path: cmyk.path))
+        #expect(try Vips.Image.jpegReducedHeight(from: try Vips.Source(path: cmyk.path), like: like, shrink: 1, height: like.height, until: Self.farFuture) == nil)
+
+        let truncated = Fixtures.url("broken/truncated.jpg")
+        let header = try Vips.Image.header(from: try Vips.Source(path: truncated.path))
+        #expect {
+            try Vips.Image.jpegReducedHeight(
+                from: try Vips.Source(path: truncated.path), like: header, shrink: 1, height: header.height, until: Self.farFuture)
+        } throws: { error in
+            (error as? Vips.Error)?.message.contains("premature end of JPEG image") == true
+        }
+
+        let photo = Fixtures.url("photos/landscape.jpg")
+        let photoHeader = try Vips.Image.header(from: try Vips.Source(path: photo.path))
+        #expect {
+            try Vips.Image.jpegReducedHeight(
+                from: try Vips.Source(path: photo.path), like: photoHeader, shrink: 1, height: 500, until: .now - .seconds(1))
+        } throws: { error in
+            (error as? Vips.Error)?.message.contains("time ran out") == true
+        }
+    }
+
+    @Test("a JPEG that is not what libvips' header says (another shrink) is left to libvips")
+    func mismatchedHeader() throws {
+        try Vips.start()
+        let photo = Fixtures.url("photos/landscape.jpg")
+        let halved = try Vips.Image.header(from: try Vips.Source(path: photo.path), shrink: 2)
+        #expect(try Vips.Image.jpegReducedHeight(from: try Vips.Source(path: photo.path), like: halved, shrink: 1, height: 100, until: Self.farFuture) == nil)
+    }
+}
