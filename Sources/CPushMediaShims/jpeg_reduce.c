@@ -1,10 +1,11 @@
 // A still JPEG decoded by libjpeg(-turbo) itself, scaled in its DCT (1/2, 1/4, 1/8, as libvips'
-// shrink-on-load), and reduced down to the rows the plan needs as the rows come out of the
-// decoder: a window of rows, never the whole decode. libvips' path for the same pixels (its JPEG
-// loader's pipeline, then reducev into memory) cost ~15 ms more a 12 MP photo than libjpeg's
-// decode alone (region copies, its worker thread and the hand-offs to it, page faults of fresh
-// buffers): BENCHMARKS.md, "A JPEG decoded by libjpeg directly". The rows across are then
-// reduced by pm_reduce_width, as before.
+// shrink-on-load), and reduced to the size the plan needs as the rows come out of the decoder:
+// each output row is summed down from a window of decoded rows, then reduced across (the
+// pm_reduce_width loop) while it is still in cache; neither the whole decode nor a half-reduced
+// image is ever in memory. libvips' path for the same pixels (its JPEG loader's pipeline, then
+// reducev into memory) cost ~15 ms more a 12 MP photo than libjpeg's decode alone (region
+// copies, its worker thread and the hand-offs to it, page faults of fresh buffers):
+// BENCHMARKS.md, "A JPEG decoded by libjpeg directly".
 //
 // Only what libvips' path would give as plain 8-bit sRGB or grey comes here (the Swift side
 // checks the header libvips read); anything else returns 1 and goes through libvips. Errors
@@ -22,7 +23,7 @@
 
 #include <jpeglib.h>
 #if defined(__x86_64__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 enum { pm_jpeg_read_size = 64 * 1024 };
@@ -94,15 +95,49 @@ static int64_t pm_now_ns(void) {
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
-// One output row: the weighted sum of `taps` input rows of `n` bytes each.
-static void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int taps, int n, uint8_t *out) {
+#if defined(__x86_64__)
+// The SSE2 loop below, 32 bytes at a time. The AVX2 unpacks and packs work within each 128-bit
+// half, so each half comes back in its own order: the same bytes.
+__attribute__((target("avx2"))) static int pm_reduce_rows_avx2(const uint8_t *const *rows, const int16_t *w, int taps,
+                                                                int n, uint8_t *out) {
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i round = _mm256_set1_epi32(1 << (pm_weight_bits - 1));
     int x = 0;
+    for (; x + 32 <= n; x += 32) {
+        __m256i sum0 = round, sum1 = round, sum2 = round, sum3 = round;
+        for (int t = 0; t < taps; t += 2) {
+            const int pair = t + 1 < taps;
+            const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(rows[t] + x));
+            const __m256i b = pair ? _mm256_loadu_si256((const __m256i *)(const void *)(rows[t + 1] + x)) : zero;
+            const uint16_t second = pair ? (uint16_t)w[t + 1] : 0;
+            const __m256i weights = _mm256_set1_epi32((int32_t)(((uint32_t)second << 16) | (uint16_t)w[t]));
+            const __m256i low = _mm256_unpacklo_epi8(a, b), high = _mm256_unpackhi_epi8(a, b);
+            sum0 = _mm256_add_epi32(sum0, _mm256_madd_epi16(_mm256_unpacklo_epi8(low, zero), weights));
+            sum1 = _mm256_add_epi32(sum1, _mm256_madd_epi16(_mm256_unpackhi_epi8(low, zero), weights));
+            sum2 = _mm256_add_epi32(sum2, _mm256_madd_epi16(_mm256_unpacklo_epi8(high, zero), weights));
+            sum3 = _mm256_add_epi32(sum3, _mm256_madd_epi16(_mm256_unpackhi_epi8(high, zero), weights));
+        }
+        const __m256i first = _mm256_packs_epi32(_mm256_srai_epi32(sum0, pm_weight_bits), _mm256_srai_epi32(sum1, pm_weight_bits));
+        const __m256i second = _mm256_packs_epi32(_mm256_srai_epi32(sum2, pm_weight_bits), _mm256_srai_epi32(sum3, pm_weight_bits));
+        _mm256_storeu_si256((__m256i *)(void *)(out + x), _mm256_packus_epi16(first, second));
+    }
+    return x;
+}
+#endif
+
+// One output row: the weighted sum of `taps` input rows of `n` bytes each. `vector`: 0 the plain
+// loop alone, 1 SSE2, 2 AVX2 then SSE2 (each the same integers, so the same bytes).
+static void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int taps, int n, uint8_t *out, int vector) {
+    int x = 0;
+#if defined(__x86_64__)
+    if (vector >= 2) x = pm_reduce_rows_avx2(rows, w, taps, n, out);
+#endif
 #if defined(__x86_64__)
     // 16 bytes at a time: the bytes of two rows interleaved, widened to 16 bits and multiplied by
     // the pair of weights (pmaddwd), summed in 32 bits: the same integers as the loop below.
     const __m128i zero = _mm_setzero_si128();
     const __m128i round = _mm_set1_epi32(1 << (pm_weight_bits - 1));
-    for (; x + 16 <= n; x += 16) {
+    for (; vector >= 1 && x + 16 <= n; x += 16) {
         __m128i sum0 = round, sum1 = round, sum2 = round, sum3 = round;
         // (An odd count, a window as tall as a short image, pairs the last row with zeros.)
         for (int t = 0; t < taps; t += 2) {
@@ -129,11 +164,12 @@ static void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int tap
     }
 }
 
-int pm_jpeg_decode_reduced_height(int fd, const VipsImage *like, int shrink, int out_height, int64_t remaining_ns,
-                                  VipsImage **out, char *message, size_t message_size) {
+int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_width, int out_height,
+                           int64_t remaining_ns, int allow_vector, VipsImage **out, char *message, size_t message_size) {
     if (message && message_size) message[0] = 0;
     if (!(shrink == 1 || shrink == 2 || shrink == 4 || shrink == 8) || out_height < 1 || out_height > like->Ysize ||
-        like->Ysize > out_height * 16 || like->BandFmt != VIPS_FORMAT_UCHAR || !(like->Bands == 1 || like->Bands == 3))
+        like->Ysize > out_height * 16 || out_width < 1 || out_width > like->Xsize || like->Xsize > out_width * 16 ||
+        like->BandFmt != VIPS_FORMAT_UCHAR || !(like->Bands == 1 || like->Bands == 3))
         return 1;
     const int64_t deadline = remaining_ns > 0 ? pm_now_ns() + remaining_ns : 0;
 
@@ -146,6 +182,9 @@ int pm_jpeg_decode_reduced_height(int fd, const VipsImage *like, int shrink, int
     int *volatile first = NULL;
     int16_t *volatile weights = NULL;
     const uint8_t **volatile rows = NULL;
+    uint8_t *volatile tall = NULL;
+    volatile int across_planned = 0;
+    pm_width_plan across;
     volatile int status = 0;
 
     cinfo.err = jpeg_std_error(&errors.pub);
@@ -188,7 +227,9 @@ int pm_jpeg_decode_reduced_height(int fd, const VipsImage *like, int shrink, int
         snprintf(errors.message, sizeof errors.message, "cannot make the decoded image");
         longjmp(errors.jump, 1);
     }
+    result->Xsize = out_width;
     result->Ysize = out_height;
+    result->Xres = like->Xres * out_width / width;
     result->Yres = like->Yres * out_height / height;
     if (vips_image_write_prepare(result)) {
         snprintf(errors.message, sizeof errors.message, "cannot allocate the decoded image");
@@ -207,6 +248,17 @@ int pm_jpeg_decode_reduced_height(int fd, const VipsImage *like, int shrink, int
     // The rows of the current window: input row r lives in slot r % taps (windows only move down).
     ring = g_malloc(decoded_bytes * (size_t)taps);
     rows = g_new(const uint8_t *, taps);
+    // A row summed down waits here to be reduced across (when the width changes).
+    if (out_width < width) {
+        tall = g_malloc(row_bytes);
+        pm_width_plan_init(&across, width, out_width, components, allow_vector);
+        across_planned = 1;
+    }
+#if defined(__x86_64__)
+    const int vector = !allow_vector ? 0 : __builtin_cpu_supports("avx2") ? 2 : 1;
+#else
+    const int vector = 0;
+#endif
     int decoded = 0;
     for (int y = 0; y < out_height; y++) {
         if (deadline && (y & 15) == 0 && pm_now_ns() > deadline) {
@@ -222,12 +274,14 @@ int pm_jpeg_decode_reduced_height(int fd, const VipsImage *like, int shrink, int
             decoded++;
         }
         uint8_t *to = VIPS_IMAGE_ADDR(result, 0, y);
+        uint8_t *down = tall ? tall : to;
         if (taps == 1) {
-            memcpy(to, ring + decoded_bytes * (size_t)(first[y] % taps), row_bytes);
-            continue;
+            memcpy(down, ring + decoded_bytes * (size_t)(first[y] % taps), row_bytes);
+        } else {
+            for (int t = 0; t < taps; t++) rows[t] = ring + decoded_bytes * (size_t)((first[y] + t) % taps);
+            pm_reduce_rows(rows, (const int16_t *)weights + (size_t)y * (size_t)taps, taps, (int)row_bytes, down, vector);
         }
-        for (int t = 0; t < taps; t++) rows[t] = ring + decoded_bytes * (size_t)((first[y] + t) % taps);
-        pm_reduce_rows(rows, (const int16_t *)weights + (size_t)y * (size_t)taps, taps, (int)row_bytes, to);
+        if (tall) pm_reduce_width_row(&across, tall, to);
     }
     // The rows below the last window (and the one libvips cuts off) must be there too: a file
     // that ends before its last row is an error, as in libvips. (Nothing after the last row is read: libvips does not require the
@@ -244,6 +298,8 @@ done:
     g_free(first);
     g_free(weights);
     g_free(rows);
+    g_free(tall);
+    if (across_planned) pm_width_plan_free(&across);
     if (status == 0) {
         *out = result;
     } else if (result) {

@@ -16,6 +16,21 @@ int pm_reduce_taps(int size, int out_size);
 /// 1 << pm_weight_bits; pixels outside the kernel's support weigh 0 (CResample).
 void pm_reduce_weights(int size, int out_size, int taps, int *first, int16_t *weights);
 
+/// Which input columns and weights make each output column of a row reduced across, and whether
+/// the SSSE3 loop runs (columns below `vector_end`).
+typedef struct {
+    int width, out_width, bands, taps, vector_end;
+    int *first;
+    int16_t *weights;
+} pm_width_plan;
+
+/// The plan for rows of `width` pixels of `bands` 8-bit bands reduced to `out_width` (at most
+/// 16 times fewer); allow_vector 0 keeps to the plain C loop. Free with pm_width_plan_free.
+void pm_width_plan_init(pm_width_plan *plan, int width, int out_width, int bands, int allow_vector);
+void pm_width_plan_free(pm_width_plan *plan);
+/// One row `p` (`width` pixels) reduced across into `q` (`out_width` pixels).
+void pm_reduce_width_row(const pm_width_plan *plan, const uint8_t *p, uint8_t *q);
+
 /// A weighted sum rounded back to a byte, as every reduction loop rounds.
 static inline uint8_t pm_clamp_u8(int32_t sum) {
     int32_t v = (sum + (1 << (pm_weight_bits - 1))) >> pm_weight_bits;

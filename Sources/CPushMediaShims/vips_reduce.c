@@ -90,6 +90,57 @@ __attribute__((target("ssse3"))) static void pm_reduce_row3_ssse3(const uint8_t 
 }
 #endif
 
+void pm_width_plan_init(pm_width_plan *plan, int width, int out_width, int bands, int allow_vector) {
+    plan->width = width;
+    plan->out_width = out_width;
+    plan->bands = bands;
+    plan->taps = pm_reduce_taps(width, out_width);
+    plan->first = g_new(int, out_width);
+    plan->weights = g_new(int16_t, (size_t)out_width * (size_t)plan->taps);
+    pm_reduce_weights(width, out_width, plan->taps, plan->first, plan->weights);
+    plan->vector_end = 0;
+#if defined(__x86_64__)
+    const int vector = allow_vector && bands == 3 && plan->taps % 2 == 0 && __builtin_cpu_supports("ssse3");
+    // Columns whose 8-byte loads stay inside the row (windows only move right).
+    while (vector && plan->vector_end < out_width && plan->first[plan->vector_end] + plan->taps < width) plan->vector_end++;
+#else
+    (void)allow_vector;
+#endif
+}
+
+void pm_width_plan_free(pm_width_plan *plan) {
+    g_free(plan->first);
+    g_free(plan->weights);
+    plan->first = NULL;
+    plan->weights = NULL;
+}
+
+void pm_reduce_width_row(const pm_width_plan *plan, const uint8_t *p, uint8_t *q) {
+    const int taps = plan->taps, bands = plan->bands, out_width = plan->out_width;
+    const int *first = plan->first;
+    const int16_t *weights = plan->weights;
+    if (bands == 3) {
+        int from = 0;
+#if defined(__x86_64__)
+        if (plan->vector_end > 0) {
+            pm_reduce_row3_ssse3(p, q, plan->vector_end, taps, first, weights);
+            from = plan->vector_end;
+        }
+#endif
+        pm_reduce_row3(p, q, from, out_width, taps, first, weights);
+        return;
+    }
+    for (int x = 0; x < out_width; x++) {
+        const uint8_t *s = p + (size_t)first[x] * bands;
+        const int16_t *w = weights + (size_t)x * taps;
+        for (int band = 0; band < bands; band++) {
+            int32_t sum = 0;
+            for (int t = 0; t < taps; t++) sum += s[bands * t + band] * w[t];
+            q[bands * x + band] = pm_clamp_u8(sum);
+        }
+    }
+}
+
 int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vector) {
     if (vips_image_wio_input(in)) return -1;
     const int width = in->Xsize, height = in->Ysize, bands = in->Bands;
@@ -100,7 +151,6 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vec
         return -1;
     }
     const double shrink = (double)width / out_width;
-    const int taps = pm_reduce_taps(width, out_width);
     VipsImage *result = vips_image_new_memory();
     if (vips_image_pipelinev(result, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
         g_object_unref(result);
@@ -112,44 +162,10 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vec
         g_object_unref(result);
         return -1;
     }
-    int *first = g_new(int, out_width);
-    int16_t *weights = g_new(int16_t, (size_t)out_width * taps);
-    pm_reduce_weights(width, out_width, taps, first, weights);
-#if defined(__x86_64__)
-    const int vector = allow_vector && bands == 3 && taps % 2 == 0 && __builtin_cpu_supports("ssse3");
-    // Columns whose 8-byte loads stay inside the row (windows only move right).
-    int vector_end = 0;
-    while (vector && vector_end < out_width && first[vector_end] + taps < width) vector_end++;
-#else
-    (void)allow_vector;
-#endif
-
-    for (int y = 0; y < height; y++) {
-        const uint8_t *p = VIPS_IMAGE_ADDR(in, 0, y);
-        uint8_t *q = VIPS_IMAGE_ADDR(result, 0, y);
-        if (bands == 3) {
-            int from = 0;
-#if defined(__x86_64__)
-            if (vector) {
-                pm_reduce_row3_ssse3(p, q, vector_end, taps, first, weights);
-                from = vector_end;
-            }
-#endif
-            pm_reduce_row3(p, q, from, out_width, taps, first, weights);
-        } else {
-            for (int x = 0; x < out_width; x++) {
-                const uint8_t *s = p + (size_t)first[x] * bands;
-                const int16_t *w = weights + (size_t)x * taps;
-                for (int band = 0; band < bands; band++) {
-                    int32_t sum = 0;
-                    for (int t = 0; t < taps; t++) sum += s[bands * t + band] * w[t];
-                    q[bands * x + band] = pm_clamp_u8(sum);
-                }
-            }
-        }
-    }
-    g_free(first);
-    g_free(weights);
+    pm_width_plan plan;
+    pm_width_plan_init(&plan, width, out_width, bands, allow_vector);
+    for (int y = 0; y < height; y++) pm_reduce_width_row(&plan, VIPS_IMAGE_ADDR(in, 0, y), VIPS_IMAGE_ADDR(result, 0, y));
+    pm_width_plan_free(&plan);
     *out = result;
     return 0;
 }

@@ -6,10 +6,10 @@ import Testing
 
 @testable import PushMedia
 
-/// A still JPEG decoded by libjpeg directly and reduced down as its rows come
-/// (`pm_jpeg_decode_reduced_height`), against libvips' decode of the same file with the same
-/// shrink, reduced here in double with the same Lanczos3 taps (CResample, tested on its own).
-/// (libvips' own reducev places its kernel to 1/64 of a pixel, so it is no exact reference.)
+/// A still JPEG decoded by libjpeg directly and reduced as its rows come (`pm_jpeg_decode_reduced`):
+/// down against libvips' decode of the same file with the same shrink, reduced here in double
+/// with the same Lanczos3 taps (CResample, tested on its own; libvips' own reducev places its
+/// kernel to 1/64 of a pixel, so it is no exact reference), and across against pm_reduce_width.
 @Suite("JPEG decoded by libjpeg, reduced down as it is decoded")
 struct JPEGDecodeTests {
     static let farFuture = ContinuousClock.now + .seconds(3600)
@@ -43,8 +43,9 @@ struct JPEGDecodeTests {
     static func compare(_ url: URL, shrink: Int, height: Int) throws -> (max: Int, mean: Double, ours: Vips.Image) {
         let like = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink))
         let ours = try #require(
-            try Vips.Image.jpegReducedHeight(
-                from: try Vips.Source(path: url.path), like: like, shrink: shrink, height: height, until: farFuture))
+            try Vips.Image.jpegReduced(
+                from: try Vips.Source(path: url.path), like: like, shrink: shrink,
+                to: PixelSize(width: like.width, height: height), until: farFuture))
         #expect(ours.width == like.width && ours.height == height && ours.bands == like.bands)
         let decoded = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink)).copyMemory()
         let source = try decoded.memoryBytes()
@@ -87,6 +88,35 @@ struct JPEGDecodeTests {
         }
     }
 
+    @Test(
+        "across as each row comes: the bytes of pm_reduce_width over the rows reduced down; vector and plain loops alike",
+        arguments: [(1001, 757, 3), (640, 480, 1), (333, 1201, 3)])
+    func acrossAsRowsCome(width: Int, height: Int, bands: Int) throws {
+        try Vips.start()
+        let url = try Self.noisyJPEG(width: width, height: height, bands: bands, seed: UInt64(width * 7 + height))
+        for shrink in [1, 2] {
+            let like = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink))
+            for size in [
+                PixelSize(width: like.width * 3 / 5, height: like.height * 3 / 5), PixelSize(width: like.width / 3, height: like.height),
+                PixelSize(width: (like.width + 15) / 16, height: (like.height + 15) / 16),
+            ] {
+                let down = try #require(
+                    try Vips.Image.jpegReduced(
+                        from: try Vips.Source(path: url.path), like: like, shrink: shrink,
+                        to: PixelSize(width: like.width, height: size.height), until: Self.farFuture))
+                let twoPasses = try down.reducedWidth(to: size.width)
+                for vectorized in [true, false] {
+                    let fused = try #require(
+                        try Vips.Image.jpegReduced(
+                            from: try Vips.Source(path: url.path), like: like, shrink: shrink, to: size, until: Self.farFuture,
+                            vectorized: vectorized))
+                    #expect(fused.width == size.width && fused.height == size.height)
+                    #expect(try fused.memoryBytes() == twoPasses.memoryBytes(), "\(width)x\(height) shrink \(shrink) to \(size) vector \(vectorized)")
+                }
+            }
+        }
+    }
+
     @Test("the fixtures' photos as the still decode reads them; libvips' header fields come along")
     func fixtures() throws {
         try Vips.start()
@@ -105,13 +135,17 @@ struct JPEGDecodeTests {
         try Vips.start()
         let cmyk = Fixtures.url("photos/cmyk.jpg")
         let like = try Vips.Image.header(from: try Vips.Source(path: cmyk.path))
-        #expect(try Vips.Image.jpegReducedHeight(from: try Vips.Source(path: cmyk.path), like: like, shrink: 1, height: like.height, until: Self.farFuture) == nil)
+        #expect(
+            try Vips.Image.jpegReduced(
+                from: try Vips.Source(path: cmyk.path), like: like, shrink: 1, to: PixelSize(width: like.width, height: like.height),
+                until: Self.farFuture) == nil)
 
         let truncated = Fixtures.url("broken/truncated.jpg")
         let header = try Vips.Image.header(from: try Vips.Source(path: truncated.path))
         #expect {
-            try Vips.Image.jpegReducedHeight(
-                from: try Vips.Source(path: truncated.path), like: header, shrink: 1, height: header.height, until: Self.farFuture)
+            try Vips.Image.jpegReduced(
+                from: try Vips.Source(path: truncated.path), like: header, shrink: 1,
+                to: PixelSize(width: header.width, height: header.height), until: Self.farFuture)
         } throws: { error in
             (error as? Vips.Error)?.message.contains("premature end of JPEG image") == true
         }
@@ -119,8 +153,9 @@ struct JPEGDecodeTests {
         let photo = Fixtures.url("photos/landscape.jpg")
         let photoHeader = try Vips.Image.header(from: try Vips.Source(path: photo.path))
         #expect {
-            try Vips.Image.jpegReducedHeight(
-                from: try Vips.Source(path: photo.path), like: photoHeader, shrink: 1, height: 500, until: .now - .seconds(1))
+            try Vips.Image.jpegReduced(
+                from: try Vips.Source(path: photo.path), like: photoHeader, shrink: 1, to: PixelSize(width: 800, height: 500),
+                until: .now - .seconds(1))
         } throws: { error in
             (error as? Vips.Error)?.message.contains("time ran out") == true
         }
@@ -131,6 +166,9 @@ struct JPEGDecodeTests {
         try Vips.start()
         let photo = Fixtures.url("photos/landscape.jpg")
         let halved = try Vips.Image.header(from: try Vips.Source(path: photo.path), shrink: 2)
-        #expect(try Vips.Image.jpegReducedHeight(from: try Vips.Source(path: photo.path), like: halved, shrink: 1, height: 100, until: Self.farFuture) == nil)
+        #expect(
+            try Vips.Image.jpegReduced(
+                from: try Vips.Source(path: photo.path), like: halved, shrink: 1, to: PixelSize(width: 100, height: 100),
+                until: Self.farFuture) == nil)
     }
 }

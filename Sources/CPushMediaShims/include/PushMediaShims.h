@@ -74,14 +74,16 @@ int pm_reduce_height(VipsImage *in, VipsImage **out, int height);
 /// the plain C loop alone (tests compare the two).
 int pm_reduce_width(VipsImage *in, VipsImage **out, int width, int allow_vector);
 /// Decodes the JPEG behind `fd` (read with pread, the descriptor's position untouched) with
-/// libjpeg's DCT scaled by 1/`shrink` (1, 2, 4 or 8) and reduces it down to `out_height` rows
-/// (Lanczos3, as pm_reduce_width across) as the rows are decoded, into memory, with the fields of
-/// `like`: the same JPEG opened by libvips' loader with that shrink (its header only). Stops with
-/// an error once `remaining_ns` have passed (0: no limit). Returns 0 and *out; 1 when libvips'
-/// path must decode it (not 8-bit RGB or grey as `like` says, a shrink of more than 16 down);
-/// -1 with the reason in message (a damaged or truncated file, the time ran out).
-int pm_jpeg_decode_reduced_height(int fd, const VipsImage *like, int shrink, int out_height, int64_t remaining_ns,
-                                  VipsImage **out, char *message, size_t message_size);
+/// libjpeg's DCT scaled by 1/`shrink` (1, 2, 4 or 8) and reduces it to `out_width`×`out_height`
+/// (Lanczos3: each row summed down from the decoded rows as they come, then across as
+/// pm_reduce_width does) into memory, with the fields of `like`: the same JPEG opened by libvips'
+/// loader with that shrink (its header only). Stops with an error once `remaining_ns` have passed
+/// (0: no limit). allow_vector 0 keeps to the plain C loops (the same bytes). Returns 0 and *out;
+/// 1 when libvips' path must decode it (not 8-bit RGB or grey as `like` says, a shrink of more
+/// than 16 on a side); -1 with the reason in message (a damaged or truncated file, the time ran
+/// out).
+int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_width, int out_height,
+                           int64_t remaining_ns, int allow_vector, VipsImage **out, char *message, size_t message_size);
 /// Turns the image upright by its EXIF orientation and drops the tag (vips_autorot).
 int pm_autorot(VipsImage *in, VipsImage **out);
 /// Resize by hscale, vscale; `kernel` does the whole reduction down to 1/16 (box pre-shrink below).

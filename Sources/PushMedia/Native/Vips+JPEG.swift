@@ -2,21 +2,24 @@ import CPushMediaShims
 import CVips
 
 extension Vips.Image {
-    /// The JPEG behind `source` decoded by libjpeg with its DCT scaled by 1/`shrink` and reduced
-    /// down to `height` rows as it is decoded (`pm_jpeg_decode_reduced_height`, Lanczos3), into
-    /// memory, with the fields of `like` (the same file opened by libvips' loader with that
-    /// shrink: its header only, which said 8-bit sRGB or grey). Nil when libvips must decode it
-    /// (what libjpeg would make is not what `like` describes). Throws ``Vips/Error`` for a damaged
-    /// or truncated file, or once `deadline` passes.
-    static func jpegReducedHeight(
-        from source: Vips.Source, like: Vips.Image, shrink: Int, height: Int, until deadline: ContinuousClock.Instant
+    /// The JPEG behind `source` decoded by libjpeg with its DCT scaled by 1/`shrink` and reduced to
+    /// `size` as it is decoded (`pm_jpeg_decode_reduced`: Lanczos3 down, then across, row by
+    /// row), into memory, with the fields of `like` (the same file opened by libvips' loader with
+    /// that shrink: its header only, which said 8-bit sRGB or grey). Nil when libvips must decode
+    /// it (what libjpeg would make is not what `like` describes). Throws ``Vips/Error`` for a
+    /// damaged or truncated file, or once `deadline` passes. `vectorized: false` runs the plain C
+    /// loops alone (the vector loops give the same bytes).
+    static func jpegReduced(
+        from source: Vips.Source, like: Vips.Image, shrink: Int, to size: PixelSize, until deadline: ContinuousClock.Instant,
+        vectorized: Bool = true
     ) throws -> Vips.Image? {
         let remaining = ContinuousClock.now.duration(to: deadline)
         let nanoseconds = max(1, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
         var image: UnsafeMutablePointer<VipsImage>?
         var message = [CChar](repeating: 0, count: 256)
-        let status = pm_jpeg_decode_reduced_height(
-            source.descriptor, like.pointer, Int32(shrink), Int32(height), nanoseconds, &image, &message, message.count)
+        let status = pm_jpeg_decode_reduced(
+            source.descriptor, like.pointer, Int32(shrink), Int32(size.width), Int32(size.height), nanoseconds,
+            vectorized ? 1 : 0, &image, &message, message.count)
         switch status {
         case 0:
             guard let image else { throw Vips.Error(operation: "jpegload", message: "no image") }

@@ -155,8 +155,9 @@ extension Vips.Image {
     /// ``thumbnail(from:width:height:allPages:failOn:colourManaged:)`` of a still, computed into
     /// memory (the source is read once, sequentially); the decode stops at `deadline`. The common
     /// photo (8-bit sRGB or grey, no alpha, nothing to colour-manage) is resized in two passes:
-    /// down while the file is decoded (a JPEG by libjpeg itself, ``jpegReducedHeight(from:like:shrink:height:until:)``;
-    /// other formats by libvips' vertical reduce), then ``reducedWidth(to:)`` in memory, where
+    /// down while the file is decoded, then across: a JPEG by libjpeg itself, each row reduced
+    /// down and across as it comes (``jpegReduced(from:like:shrink:to:until:vectorized:)``);
+    /// other formats by libvips' vertical reduce, then ``reducedWidth(to:)`` in memory, where
     /// `vips_thumbnail_image` would spend most of its time in libvips' scalar reduceh.
     static func still(
         from source: Vips.Source, width: Int, height: Int, colourManaged: Bool, until deadline: ContinuousClock.Instant
@@ -171,14 +172,9 @@ extension Vips.Image {
         let size = ImagePlan.fitted(
             PixelSize(width: image.width, height: image.height),
             inside: (5...8).contains(orientation) ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height))
-        let result: Vips.Image
-        if source.format == .jpeg,
-            let tall = try jpegReducedHeight(from: source, like: image, shrink: Int(shrink), height: size.height, until: deadline)
-        {
-            result = size.width < tall.width ? try tall.reducedWidth(to: size.width) : tall
-        } else {
-            result = try image.reduced(to: size, until: deadline)
-        }
+        let result =
+            try (source.format == .jpeg ? jpegReduced(from: source, like: image, shrink: Int(shrink), to: size, until: deadline) : nil)
+            ?? image.reduced(to: size, until: deadline)
         return orientation == 1 ? result : try result.autorotated().copyMemory()
     }
 
