@@ -1,8 +1,9 @@
 // A still JPEG decoded by libjpeg(-turbo) itself, scaled in its DCT (1/2, 1/4, 1/8, as libvips'
 // shrink-on-load), and reduced to the size the plan needs as the rows come out of the decoder:
 // each output row is summed down from a window of decoded rows, then reduced across (the
-// pm_reduce_width loop) while it is still in cache; neither the whole decode nor a half-reduced
-// image is ever in memory. libvips' path for the same pixels (its JPEG loader's pipeline, then
+// pm_reduce_width loop) while it is still in cache; neither the decoded pixels nor a
+// half-reduced image are ever in memory whole (a progressive file's coefficients are: libjpeg
+// holds them all before the first row, as for libvips). libvips' path for the same pixels (its JPEG loader's pipeline, then
 // reducev into memory) cost ~15 ms more a 12 MP photo than libjpeg's decode alone (region
 // copies, its worker thread and the hand-offs to it, page faults of fresh buffers):
 // BENCHMARKS.md, "A JPEG decoded by libjpeg directly".
@@ -42,6 +43,13 @@ typedef struct {
     char message[JMSG_LENGTH_MAX + 64];
 } pm_jpeg_errors;
 
+// libjpeg's progress hook, with the item's deadline (CLOCK_MONOTONIC ns, 0: none): a progressive
+// file is decoded whole by jpeg_start_decompress, before any row comes out to be checked.
+typedef struct {
+    struct jpeg_progress_mgr pub;
+    int64_t deadline;
+} pm_jpeg_progress;
+
 static void pm_jpeg_fail(j_common_ptr cinfo, const char *message) {
     pm_jpeg_errors *errors = (pm_jpeg_errors *)cinfo->err;
     snprintf(errors->message, sizeof errors->message, "%s", message);
@@ -58,6 +66,13 @@ static void pm_jpeg_error_exit(j_common_ptr cinfo) {
 
 // libjpeg's messages (warnings about damaged data it steps over) are not printed.
 static void pm_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static int64_t pm_now_ns(void);
+
+static void pm_jpeg_progress_monitor(j_common_ptr cinfo) {
+    const pm_jpeg_progress *progress = (const pm_jpeg_progress *)cinfo->progress;
+    if (progress->deadline && pm_now_ns() > progress->deadline) pm_jpeg_fail(cinfo, "stopped: the item's time ran out");
+}
 
 static void pm_jpeg_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
 
@@ -171,10 +186,16 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
         like->Ysize > out_height * 16 || out_width < 1 || out_width > like->Xsize || like->Xsize > out_width * 16 ||
         like->BandFmt != VIPS_FORMAT_UCHAR || !(like->Bands == 1 || like->Bands == 3))
         return 1;
+    if (remaining_ns < 0) {
+        if (message && message_size) snprintf(message, message_size, "stopped: the item's time ran out");
+        return -1;
+    }
     const int64_t deadline = remaining_ns > 0 ? pm_now_ns() + remaining_ns : 0;
 
     struct jpeg_decompress_struct cinfo;
+    memset(&cinfo, 0, sizeof cinfo); // jpeg_destroy_decompress is safe even if creating it failed
     pm_jpeg_errors errors;
+    pm_jpeg_progress progress = {.pub = {.progress_monitor = pm_jpeg_progress_monitor}, .deadline = deadline};
     pm_jpeg_source *source = g_new0(pm_jpeg_source, 1);
     // Everything a longjmp must free, in volatile storage (setjmp's rule).
     VipsImage *volatile result = NULL;
@@ -204,16 +225,18 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
     source->pub.resync_to_restart = jpeg_resync_to_restart;
     source->pub.term_source = pm_jpeg_term_source;
     cinfo.src = &source->pub;
+    cinfo.progress = &progress.pub;
     jpeg_read_header(&cinfo, TRUE);
     cinfo.scale_num = 1;
     cinfo.scale_denom = (unsigned)shrink;
     jpeg_calc_output_dimensions(&cinfo);
     // What libvips read must be what libjpeg makes here, else libvips decides. libjpeg rounds a
-    // scaled size up, libvips 8.14 down, cutting the last column and row off: so do we.
+    // scaled size up, libvips 8.14 down (the stored size over the shrink), cutting the last column
+    // and row off: so do we.
     const int components = like->Bands;
-    if ((int)cinfo.output_width < like->Xsize || (int)cinfo.output_width > like->Xsize + 1 ||
-        (int)cinfo.output_height < like->Ysize || (int)cinfo.output_height > like->Ysize + 1 ||
-        cinfo.output_components != components ||
+    if ((int)(cinfo.image_width / (unsigned)shrink) != like->Xsize ||
+        (int)(cinfo.image_height / (unsigned)shrink) != like->Ysize || (int)cinfo.output_width < like->Xsize ||
+        (int)cinfo.output_height < like->Ysize || cinfo.output_components != components ||
         cinfo.out_color_space != (components == 3 ? JCS_RGB : JCS_GRAYSCALE)) {
         status = 1;
         goto done;
@@ -284,8 +307,9 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
         if (tall) pm_reduce_width_row(&across, tall, to);
     }
     // The rows below the last window (and the one libvips cuts off) must be there too: a file
-    // that ends before its last row is an error, as in libvips. (Nothing after the last row is read: libvips does not require the
-    // end-of-image marker either.)
+    // that ends before its last row is an error, as in libvips. (Nothing is asked for after the
+    // last row, though libjpeg reads ahead into what follows: in practice a file missing its
+    // end-of-image marker fails in both paths.)
     while (cinfo.output_scanline < cinfo.output_height) {
         JSAMPROW slot = ring;
         jpeg_read_scanlines(&cinfo, &slot, 1);

@@ -150,6 +150,18 @@ struct JPEGDecodeTests {
             (error as? Vips.Error)?.message.contains("premature end of JPEG image") == true
         }
 
+        // A progressive file is decoded whole before its first row: the progress hook stops it.
+        let progressive = Fixtures.url("photos/progressive.jpg")
+        let progressiveHeader = try Vips.Image.header(from: try Vips.Source(path: progressive.path))
+        #expect(progressiveHeader.int(field: "jpeg-multiscan") == 1)
+        #expect {
+            try Vips.Image.jpegReduced(
+                from: try Vips.Source(path: progressive.path), like: progressiveHeader, shrink: 1,
+                to: PixelSize(width: 450, height: 350), until: .now - .seconds(1))
+        } throws: { error in
+            (error as? Vips.Error)?.message.contains("time ran out") == true
+        }
+
         let photo = Fixtures.url("photos/landscape.jpg")
         let photoHeader = try Vips.Image.header(from: try Vips.Source(path: photo.path))
         #expect {
@@ -161,9 +173,44 @@ struct JPEGDecodeTests {
         }
     }
 
-    @Test("a JPEG that is not what libvips' header says (another shrink) is left to libvips")
+    @Test("a file cut within its last rows fails, as in libvips, though no output row needs them")
+    func cutNearTheEnd() throws {
+        try Vips.start()
+        // 484 rows at 1/8: libjpeg makes 61, libvips keeps 60; the cut falls in the last
+        // 16-row band, which only the 61st row comes from.
+        let whole = try Data(contentsOf: try Self.noisyJPEG(width: 640, height: 484, bands: 3, seed: 5))
+        let url = try Fixtures.temporaryFolder().appendingPathComponent("cut.jpg")
+        try whole.prefix(whole.count - 300).write(to: url)
+        for shrink in [8, 1] {
+            let like = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink))
+            #expect {
+                try Vips.Image.jpegReduced(
+                    from: try Vips.Source(path: url.path), like: like, shrink: shrink,
+                    to: PixelSize(width: like.width, height: like.height), until: Self.farFuture)
+            } throws: { error in
+                (error as? Vips.Error)?.message.contains("premature end of JPEG image") == true
+            }
+        }
+    }
+
+    @Test("a JPEG that is not what libvips' header says (another size, another colour space) is left to libvips")
     func mismatchedHeader() throws {
         try Vips.start()
+        // The header of a colour file, the bytes of a grey one of the same size.
+        let colour = try Self.noisyJPEG(width: 320, height: 240, bands: 3, seed: 11)
+        let grey = try Self.noisyJPEG(width: 320, height: 240, bands: 1, seed: 11)
+        let colourHeader = try Vips.Image.header(from: try Vips.Source(path: colour.path))
+        #expect(colourHeader.bands == 3)
+        #expect(
+            try Vips.Image.jpegReduced(
+                from: try Vips.Source(path: grey.path), like: colourHeader, shrink: 1, to: PixelSize(width: 160, height: 120),
+                until: Self.farFuture) == nil)
+        // One column wider than the header said, at shrink 1.
+        let wider = try Self.noisyJPEG(width: 321, height: 240, bands: 3, seed: 11)
+        #expect(
+            try Vips.Image.jpegReduced(
+                from: try Vips.Source(path: wider.path), like: colourHeader, shrink: 1, to: PixelSize(width: 160, height: 120),
+                until: Self.farFuture) == nil)
         let photo = Fixtures.url("photos/landscape.jpg")
         let halved = try Vips.Image.header(from: try Vips.Source(path: photo.path), shrink: 2)
         #expect(

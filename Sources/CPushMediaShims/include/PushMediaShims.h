@@ -78,7 +78,7 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int width, int allow_vector)
 /// (Lanczos3: each row summed down from the decoded rows as they come, then across as
 /// pm_reduce_width does) into memory, with the fields of `like`: the same JPEG opened by libvips'
 /// loader with that shrink (its header only). Stops with an error once `remaining_ns` have passed
-/// (0: no limit). allow_vector 0 keeps to the plain C loops (the same bytes). Returns 0 and *out;
+/// (0: no limit; below 0: at once), also while a progressive file's scans are decoded. allow_vector 0 keeps to the plain C loops (the same bytes). Returns 0 and *out;
 /// 1 when libvips' path must decode it (not 8-bit RGB or grey as `like` says, a shrink of more
 /// than 16 on a side); -1 with the reason in message (a damaged or truncated file, the time ran
 /// out).

@@ -153,7 +153,8 @@ extension Vips.Image {
     }
 
     /// ``thumbnail(from:width:height:allPages:failOn:colourManaged:)`` of a still, computed into
-    /// memory (the source is read once, sequentially); the decode stops at `deadline`. The common
+    /// memory (libvips reads the source sequentially; a JPEG it only opens, and libjpeg reads the
+    /// file through its descriptor); the decode stops at `deadline`. The common
     /// photo (8-bit sRGB or grey, no alpha, nothing to colour-manage) is resized in two passes:
     /// down while the file is decoded, then across: a JPEG by libjpeg itself, each row reduced
     /// down and across as it comes (``jpegReduced(from:like:shrink:to:until:vectorized:)``);
