@@ -111,66 +111,55 @@ static int64_t pm_now_ns(void) {
 }
 
 #if defined(__x86_64__)
-// The SSE2 loop below, 32 bytes at a time. The AVX2 unpacks and packs work within each 128-bit
-// half, so each half comes back in its own order: the same bytes.
-__attribute__((target("avx2"))) static int pm_reduce_rows_avx2(const uint8_t *const *rows, const int16_t *w, int taps,
-                                                                int n, uint8_t *out) {
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i round = _mm256_set1_epi32(1 << (pm_weight_bits - 1));
-    int x = 0;
-    for (; x + 32 <= n; x += 32) {
-        __m256i sum0 = round, sum1 = round, sum2 = round, sum3 = round;
-        for (int t = 0; t < taps; t += 2) {
-            const int pair = t + 1 < taps;
-            const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(rows[t] + x));
-            const __m256i b = pair ? _mm256_loadu_si256((const __m256i *)(const void *)(rows[t + 1] + x)) : zero;
-            const uint16_t second = pair ? (uint16_t)w[t + 1] : 0;
-            const __m256i weights = _mm256_set1_epi32((int32_t)(((uint32_t)second << 16) | (uint16_t)w[t]));
-            const __m256i low = _mm256_unpacklo_epi8(a, b), high = _mm256_unpackhi_epi8(a, b);
-            sum0 = _mm256_add_epi32(sum0, _mm256_madd_epi16(_mm256_unpacklo_epi8(low, zero), weights));
-            sum1 = _mm256_add_epi32(sum1, _mm256_madd_epi16(_mm256_unpackhi_epi8(low, zero), weights));
-            sum2 = _mm256_add_epi32(sum2, _mm256_madd_epi16(_mm256_unpacklo_epi8(high, zero), weights));
-            sum3 = _mm256_add_epi32(sum3, _mm256_madd_epi16(_mm256_unpackhi_epi8(high, zero), weights));
-        }
-        const __m256i first = _mm256_packs_epi32(_mm256_srai_epi32(sum0, pm_weight_bits), _mm256_srai_epi32(sum1, pm_weight_bits));
-        const __m256i second = _mm256_packs_epi32(_mm256_srai_epi32(sum2, pm_weight_bits), _mm256_srai_epi32(sum3, pm_weight_bits));
-        _mm256_storeu_si256((__m256i *)(void *)(out + x), _mm256_packus_epi16(first, second));
-    }
+// The vector loop, written once for both widths: V the vector type, P the intrinsics' prefix
+// (_mm or _mm256), S the load/store suffix, W the bytes a step. The bytes of two rows are
+// interleaved, widened to 16 bits and multiplied by the pair of weights (pmaddwd), summed in 32
+// bits: the same integers as the plain loop, so the same bytes. AVX2's unpacks and packs work
+// within each 128-bit half, so each half comes back in its own order. An odd tap count (a
+// window as tall as a short image) pairs the last row with zeros. Starts at byte `from`;
+// returns where the steps stopped.
+#define PM_REDUCE_ROWS_VECTOR(V, P, S, W)                                                                  \
+    const V zero = P##_setzero_##S();                                                                      \
+    const V round = P##_set1_epi32(1 << (pm_weight_bits - 1));                                             \
+    int x = from;                                                                                          \
+    for (; x + (W) <= n; x += (W)) {                                                                       \
+        V sum0 = round, sum1 = round, sum2 = round, sum3 = round;                                          \
+        for (int t = 0; t < taps; t += 2) {                                                                \
+            const int pair = t + 1 < taps;                                                                 \
+            const V a = P##_loadu_##S((const V *)(const void *)(rows[t] + x));                             \
+            const V b = pair ? P##_loadu_##S((const V *)(const void *)(rows[t + 1] + x)) : zero;           \
+            const uint16_t second = pair ? (uint16_t)w[t + 1] : 0;                                         \
+            const V weights = P##_set1_epi32((int32_t)(((uint32_t)second << 16) | (uint16_t)w[t]));        \
+            const V low = P##_unpacklo_epi8(a, b), high = P##_unpackhi_epi8(a, b);                         \
+            sum0 = P##_add_epi32(sum0, P##_madd_epi16(P##_unpacklo_epi8(low, zero), weights));             \
+            sum1 = P##_add_epi32(sum1, P##_madd_epi16(P##_unpackhi_epi8(low, zero), weights));             \
+            sum2 = P##_add_epi32(sum2, P##_madd_epi16(P##_unpacklo_epi8(high, zero), weights));            \
+            sum3 = P##_add_epi32(sum3, P##_madd_epi16(P##_unpackhi_epi8(high, zero), weights));            \
+        }                                                                                                  \
+        const V first = P##_packs_epi32(P##_srai_epi32(sum0, pm_weight_bits), P##_srai_epi32(sum1, pm_weight_bits)); \
+        const V second = P##_packs_epi32(P##_srai_epi32(sum2, pm_weight_bits), P##_srai_epi32(sum3, pm_weight_bits)); \
+        P##_storeu_##S((V *)(void *)(out + x), P##_packus_epi16(first, second));                           \
+    }                                                                                                      \
     return x;
+
+static int pm_reduce_rows_sse2(const uint8_t *const *rows, const int16_t *w, int taps, int from, int n, uint8_t *out) {
+    PM_REDUCE_ROWS_VECTOR(__m128i, _mm, si128, 16)
 }
+
+__attribute__((target("avx2"))) static int pm_reduce_rows_avx2(const uint8_t *const *rows, const int16_t *w, int taps,
+                                                                int from, int n, uint8_t *out) {
+    PM_REDUCE_ROWS_VECTOR(__m256i, _mm256, si256, 32)
+}
+#undef PM_REDUCE_ROWS_VECTOR
 #endif
 
 // One output row: the weighted sum of `taps` input rows of `n` bytes each. `vector`: 0 the plain
-// loop alone, 1 SSE2, 2 AVX2 then SSE2 (each the same integers, so the same bytes).
+// loop alone, 1 SSE2, 2 AVX2 then SSE2 for what is left (the same integers, so the same bytes).
 static void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int taps, int n, uint8_t *out, int vector) {
     int x = 0;
 #if defined(__x86_64__)
-    if (vector >= 2) x = pm_reduce_rows_avx2(rows, w, taps, n, out);
-#endif
-#if defined(__x86_64__)
-    // 16 bytes at a time: the bytes of two rows interleaved, widened to 16 bits and multiplied by
-    // the pair of weights (pmaddwd), summed in 32 bits: the same integers as the loop below.
-    const __m128i zero = _mm_setzero_si128();
-    const __m128i round = _mm_set1_epi32(1 << (pm_weight_bits - 1));
-    for (; vector >= 1 && x + 16 <= n; x += 16) {
-        __m128i sum0 = round, sum1 = round, sum2 = round, sum3 = round;
-        // (An odd count, a window as tall as a short image, pairs the last row with zeros.)
-        for (int t = 0; t < taps; t += 2) {
-            const int pair = t + 1 < taps;
-            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(rows[t] + x));
-            const __m128i b = pair ? _mm_loadu_si128((const __m128i *)(const void *)(rows[t + 1] + x)) : zero;
-            const uint16_t second = pair ? (uint16_t)w[t + 1] : 0;
-            const __m128i weights = _mm_set1_epi32((int32_t)(((uint32_t)second << 16) | (uint16_t)w[t]));
-            const __m128i low = _mm_unpacklo_epi8(a, b), high = _mm_unpackhi_epi8(a, b);
-            sum0 = _mm_add_epi32(sum0, _mm_madd_epi16(_mm_unpacklo_epi8(low, zero), weights));
-            sum1 = _mm_add_epi32(sum1, _mm_madd_epi16(_mm_unpackhi_epi8(low, zero), weights));
-            sum2 = _mm_add_epi32(sum2, _mm_madd_epi16(_mm_unpacklo_epi8(high, zero), weights));
-            sum3 = _mm_add_epi32(sum3, _mm_madd_epi16(_mm_unpackhi_epi8(high, zero), weights));
-        }
-        const __m128i first = _mm_packs_epi32(_mm_srai_epi32(sum0, pm_weight_bits), _mm_srai_epi32(sum1, pm_weight_bits));
-        const __m128i second = _mm_packs_epi32(_mm_srai_epi32(sum2, pm_weight_bits), _mm_srai_epi32(sum3, pm_weight_bits));
-        _mm_storeu_si128((__m128i *)(void *)(out + x), _mm_packus_epi16(first, second));
-    }
+    if (vector >= 2) x = pm_reduce_rows_avx2(rows, w, taps, x, n, out);
+    if (vector >= 1) x = pm_reduce_rows_sse2(rows, w, taps, x, n, out);
 #endif
     for (; x < n; x++) {
         int32_t sum = 0;

@@ -30,10 +30,7 @@ struct CommandLineTests {
     @Test("exit 0 when every item is ok; --json ends with a machine-readable summary event")
     func processAllOK() throws {
         let input = try Fixtures.temporaryFolder()
-        for name in ["photos/landscape.jpg", "graphics/logo-alpha.png"] {
-            try FileManager.default.copyItem(
-                at: Fixtures.url(name), to: input.appendingPathComponent((name as NSString).lastPathComponent))
-        }
+        try Fixtures.copy(["photos/landscape.jpg", "graphics/logo-alpha.png"], into: input)
         let out = input.appendingPathComponent("out")
         let result = try CommandRunner.run(
             pushmedia, ["process", input.path, "--out", out.path, "--json", "--base-url", "https://cdn.example.com/x"])
@@ -140,9 +137,7 @@ struct CommandLineTests {
         try FileManager.default.copyItem(atPath: libvips, toPath: lib.appendingPathComponent("libvips.so.42").path)
         let input = folder.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
-        for name in ["photos/scene.heic", "photos/landscape.jpg"] {
-            try FileManager.default.copyItem(at: Fixtures.url(name), to: input.appendingPathComponent((name as NSString).lastPathComponent))
-        }
+        try Fixtures.copy(["photos/scene.heic", "photos/landscape.jpg"], into: input)
         var environment = ProcessInfo.processInfo.environment
         environment["LD_LIBRARY_PATH"] = lib.path
         environment["VIPSHOME"] = nil

@@ -12,10 +12,7 @@ struct FFmpegLoadingTests {
     /// A folder holding copies of `fixtures`.
     static func folder(with fixtures: [String], _ name: String = #function) throws -> URL {
         let folder = try Fixtures.temporaryFolder(name)
-        for fixture in fixtures {
-            try FileManager.default.copyItem(
-                at: Fixtures.url(fixture), to: folder.appendingPathComponent((fixture as NSString).lastPathComponent))
-        }
+        try Fixtures.copy(fixtures, into: folder)
         return folder
     }
 

@@ -17,6 +17,14 @@ enum Fixtures {
         return url
     }
 
+    /// Copies of the fixtures `relatives` in `folder`, each under its file name.
+    static func copy(_ relatives: [String], into folder: URL) throws {
+        for relative in relatives {
+            try FileManager.default.copyItem(
+                at: url(relative), to: folder.appendingPathComponent((relative as NSString).lastPathComponent))
+        }
+    }
+
     /// One of `Benchmarks/gif.py`'s seeded GIFs ("product-badge", "text-banner",
     /// "screen-recording", "noisy"; Pillow) written to `url`.
     static func benchmarkGIF(_ name: String, to url: URL, width: Int, height: Int, frames: Int) throws {

@@ -132,10 +132,7 @@ struct ImagePipelineTests {
         let sources = ["photos/landscape.jpg", "photos/portrait.jpg", "photos/scene.heic", "graphics/logo-alpha.png"]
         let input = try Fixtures.temporaryFolder("prepared-input")
         let out = try Fixtures.temporaryFolder("prepared-out")
-        for source in sources {
-            try FileManager.default.copyItem(
-                at: Fixtures.url(source), to: input.appendingPathComponent((source as NSString).lastPathComponent))
-        }
+        try Fixtures.copy(sources, into: input)
         // A fresh process: its warm-up races its first items (--jobs 2).
         let result = try CommandRunner.run(CommandRunner.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2"])
         #expect(result.status == 0, "exit \(result.status): \(result.error.suffix(1000))")

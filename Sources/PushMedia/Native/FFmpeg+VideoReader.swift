@@ -66,8 +66,6 @@ extension FFmpeg {
 
     /// A deadline on FFmpeg's clock (`av_gettime_relative`, microseconds).
     static func microseconds(_ deadline: ContinuousClock.Instant) -> Int64 {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        let micros = remaining.components.seconds * 1_000_000 + remaining.components.attoseconds / 1_000_000_000_000
-        return av_gettime_relative() + max(0, micros)
+        av_gettime_relative() + max(0, deadline.nanosecondsFromNow / 1000)
     }
 }

@@ -20,9 +20,7 @@ enum FFmpeg {
     }
 
     /// The NUL-terminated text a C function wrote into `buffer`.
-    static func string(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func string(_ buffer: [CChar]) -> String { String(cBuffer: buffer) }
 
     /// `AVERROR(EAGAIN)` and friends (macros in C).
     static func averror(_ posix: Int32) -> Int32 { pm_averror(posix) }

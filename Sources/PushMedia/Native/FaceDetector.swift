@@ -92,7 +92,7 @@ enum FaceDetector {
                 &searchedWidth, &searchedHeight, &message, message.count)
         }
         guard count >= 0 else {
-            throw Failure(message: "face detection: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+            throw Failure(message: "face detection: \(String(cBuffer: message))")
         }
         let width = Int(searchedWidth)
         let height = Int(searchedHeight)

@@ -57,9 +57,7 @@ extension Vips.Image {
 
     /// Stops evaluation of this image (and images computed from it) once `deadline` passes.
     func stopEvaluation(at deadline: ContinuousClock.Instant) {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        let micros = remaining.components.seconds * 1_000_000 + remaining.components.attoseconds / 1_000_000_000_000
-        pm_image_set_deadline(pointer, g_get_monotonic_time() + gint64(micros))
+        pm_image_set_deadline(pointer, g_get_monotonic_time() + gint64(deadline.nanosecondsFromNow / 1000))
     }
 
     /// Sets libvips' kill flag on this image once `deadline` passes while `body` runs, so that
@@ -69,8 +67,7 @@ extension Vips.Image {
         guard let deadline else { return try body() }
         let target = KillTarget(self)
         let item = DispatchWorkItem { target.kill() }
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        let nanos = max(0, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
+        let nanos = max(0, deadline.nanosecondsFromNow)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanos)), execute: item)
         defer { item.cancel() }
         return try body()

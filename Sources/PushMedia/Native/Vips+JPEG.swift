@@ -13,8 +13,8 @@ extension Vips.Image {
         from source: Vips.Source, like: Vips.Image, shrink: Int, to size: PixelSize, until deadline: ContinuousClock.Instant,
         vectorized: Bool = true
     ) throws -> Vips.Image? {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        let nanoseconds = max(1, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
+        // At least 1: 0 would mean no deadline.
+        let nanoseconds = max(1, deadline.nanosecondsFromNow)
         var image: UnsafeMutablePointer<VipsImage>?
         var message = [CChar](repeating: 0, count: 256)
         let status = pm_jpeg_decode_reduced(
@@ -27,8 +27,7 @@ extension Vips.Image {
         case 1:
             return nil
         default:
-            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw Vips.Error(operation: "jpegload", message: text)
+            throw Vips.Error(operation: "jpegload", message: String(cBuffer: message))
         }
     }
 }
