@@ -67,7 +67,9 @@ face_detector &detector() {
 constexpr double minimum_score = 0.1;
 
 // Which input pixels make one output pixel of the proxy's reduction, and their weights: libvips'
-// linear kernel, a triangle as wide as two output pixels (CResample).
+// linear kernel, a triangle as wide as two output pixels (CResample). Each output pixel has `most`
+// weights, those past its own taps zero (adding 0 × a pixel leaves a sum as it was, so summing all
+// `most` gives the same float as summing its own taps).
 struct triangle_taps {
     std::vector<int> first;
     std::vector<int> count;
@@ -90,65 +92,80 @@ struct triangle_taps {
 };
 
 // The searched band of `image` reduced to `width`×`height` (across, then down), rounded to bytes.
+// Input rows are reduced across as the rows down need them, into a ring of `down.most` rows (the
+// rows one output row reads), so no image-sized buffer of floats is made; each row's band is first
+// copied out as floats (zeros after it, for the zero weights past the last taps).
 std::vector<unsigned char> reduce(const pm_face_image &image, int width, int height) {
     const triangle_taps across(image.width, width), down(image.height, height);
-    const size_t bands = static_cast<size_t>(image.bands);
-    std::vector<float> rows(static_cast<size_t>(width) * static_cast<size_t>(image.height));
-    for (int y = 0; y < image.height; y++) {
+    const size_t bands = static_cast<size_t>(image.bands), w = static_cast<size_t>(width);
+    const size_t ring_rows = static_cast<size_t>(down.most), most = static_cast<size_t>(across.most);
+    std::vector<float> band(static_cast<size_t>(image.width) + most, 0.0f);
+    std::vector<float> ring(ring_rows * w);
+    int next_row = 0; // the next input row to reduce across
+    auto reduce_row = [&](int y) {
         const uint8_t *row = image.pixels + static_cast<size_t>(y) * static_cast<size_t>(image.stride) + image.band;
-        float *to = &rows[static_cast<size_t>(y) * static_cast<size_t>(width)];
-        for (int x = 0; x < width; x++) {
-            const size_t o = static_cast<size_t>(x);
-            const float *w = &across.weights[o * static_cast<size_t>(across.most)];
-            const uint8_t *from = row + static_cast<size_t>(across.first[o]) * bands;
+        for (int x = 0; x < image.width; x++) band[static_cast<size_t>(x)] = row[static_cast<size_t>(x) * bands];
+        float *to = &ring[(static_cast<size_t>(y) % ring_rows) * w];
+        for (size_t x = 0; x < w; x++) {
+            const float *weight = &across.weights[x * most];
+            const float *from = &band[static_cast<size_t>(across.first[x])];
             float sum = 0;
-            for (int k = 0; k < across.count[o]; k++) sum += w[k] * from[static_cast<size_t>(k) * bands];
+            for (size_t k = 0; k < most; k++) sum += weight[k] * from[k];
             to[x] = sum;
         }
-    }
-    std::vector<unsigned char> out(static_cast<size_t>(width) * static_cast<size_t>(height));
-    std::vector<float> sum(static_cast<size_t>(width));
+    };
+    std::vector<unsigned char> out(w * static_cast<size_t>(height));
+    std::vector<float> sum(w);
     for (int y = 0; y < height; y++) {
         const size_t o = static_cast<size_t>(y);
+        const int last = down.first[o] + down.count[o] - 1;
+        for (; next_row <= last; next_row++) reduce_row(next_row);
         std::fill(sum.begin(), sum.end(), 0.0f);
-        const float *w = &down.weights[o * static_cast<size_t>(down.most)];
+        const float *weights = &down.weights[o * ring_rows];
         for (int k = 0; k < down.count[o]; k++) {
-            const float *row = &rows[static_cast<size_t>(down.first[o] + k) * static_cast<size_t>(width)];
-            const float weight = w[k];
-            for (int x = 0; x < width; x++) sum[static_cast<size_t>(x)] += weight * row[x];
+            const float *row = &ring[(static_cast<size_t>(down.first[o] + k) % ring_rows) * w];
+            const float weight = weights[k];
+            for (size_t x = 0; x < w; x++) sum[x] += weight * row[x];
         }
-        unsigned char *to = &out[o * static_cast<size_t>(width)];
-        for (int x = 0; x < width; x++)
-            to[x] = static_cast<unsigned char>(std::min(255.0f, sum[static_cast<size_t>(x)] + 0.5f));
+        unsigned char *to = &out[o * w];
+        for (size_t x = 0; x < w; x++) to[x] = static_cast<unsigned char>(std::min(255.0f, sum[x] + 0.5f));
     }
     return out;
 }
 
-// The image blurred with the 3-tap Gaussian mask for sigma 1 (12, 20, 12 over 44; libvips'
-// gaussmat), across then down, edges repeated, rounded after each pass. dlib's model was trained
-// on soft, upsampled faces: on a sharp image it takes a flag patch or a sleeve for a face
-// (BENCHMARKS.md, "Faces"). Done here rather than with libvips' gaussblur, whose run-time
-// compiled (orc) convolution crashed a worker thread once under parallel tests.
+// The 3-tap Gaussian mask for sigma 1 (12, 20, 12 over 44; libvips' gaussmat), rounded.
+inline unsigned char blur_tap(int a, int b, int c) { return static_cast<unsigned char>((12 * a + 20 * b + 12 * c + 22) / 44); }
+
+// The image blurred with that mask, across then down, edges repeated, rounded after each pass.
+// dlib's model was trained on soft, upsampled faces: on a sharp image it takes a flag patch or a
+// sleeve for a face (BENCHMARKS.md, "Faces"). Done here rather than with libvips' gaussblur, whose
+// run-time compiled (orc) convolution crashed a worker thread once under parallel tests.
 // `step` is the distance in bytes from one pixel's byte to the next one's in a row.
 void soften(const uint8_t *pixels, int width, int height, int stride, int step, dlib::array2d<unsigned char> &out) {
-    auto tap = [](int a, int b, int c) { return static_cast<unsigned char>((12 * a + 20 * b + 12 * c + 22) / 44); };
-    std::vector<unsigned char> across(static_cast<size_t>(width) * static_cast<size_t>(height));
+    const size_t w = static_cast<size_t>(width), s = static_cast<size_t>(step);
+    std::vector<unsigned char> across(w * static_cast<size_t>(height));
     for (int y = 0; y < height; y++) {
         const uint8_t *row = pixels + static_cast<size_t>(y) * static_cast<size_t>(stride);
-        auto at = [&](int x) {
-            return static_cast<int>(row[static_cast<size_t>(std::clamp(x, 0, width - 1)) * static_cast<size_t>(step)]);
-        };
-        unsigned char *to = &across[static_cast<size_t>(y) * static_cast<size_t>(width)];
-        for (int x = 0; x < width; x++) to[x] = tap(at(x - 1), at(x), at(x + 1));
+        unsigned char *to = &across[static_cast<size_t>(y) * w];
+        if (width == 1) {
+            to[0] = blur_tap(row[0], row[0], row[0]);
+            continue;
+        }
+        to[0] = blur_tap(row[0], row[0], row[s]);
+        if (step == 1) {
+            for (size_t x = 1; x + 1 < w; x++) to[x] = blur_tap(row[x - 1], row[x], row[x + 1]);
+        } else {
+            for (size_t x = 1; x + 1 < w; x++) to[x] = blur_tap(row[(x - 1) * s], row[x * s], row[(x + 1) * s]);
+        }
+        to[w - 1] = blur_tap(row[(w - 2) * s], row[(w - 1) * s], row[(w - 1) * s]);
     }
     out.set_size(height, width);
     for (int y = 0; y < height; y++) {
-        const unsigned char *above = &across[static_cast<size_t>(y > 0 ? y - 1 : 0) * static_cast<size_t>(width)];
-        const unsigned char *here = &across[static_cast<size_t>(y) * static_cast<size_t>(width)];
-        const unsigned char *below =
-            &across[static_cast<size_t>(y + 1 < height ? y + 1 : height - 1) * static_cast<size_t>(width)];
+        const unsigned char *above = &across[static_cast<size_t>(y > 0 ? y - 1 : 0) * w];
+        const unsigned char *here = &across[static_cast<size_t>(y) * w];
+        const unsigned char *below = &across[static_cast<size_t>(y + 1 < height ? y + 1 : height - 1) * w];
         unsigned char *to = &out[y][0];
-        for (int x = 0; x < width; x++) to[x] = tap(above[x], here[x], below[x]);
+        for (size_t x = 0; x < w; x++) to[x] = blur_tap(above[x], here[x], below[x]);
     }
 }
 
