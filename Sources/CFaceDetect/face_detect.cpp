@@ -27,6 +27,7 @@
 #include <new>
 
 #define PM_FACE_SEARCH_ENTRY search_portable
+#define PM_FACE_FILTERS_ENTRY compare_filters_portable
 #include "face_search.h"
 
 namespace {
@@ -111,6 +112,40 @@ extern "C" int pm_detect_faces(const pm_face_image *image, long search_area, pm_
                                int *searched_width, int *searched_height, char *error, size_t error_size) {
     return pm_detect_faces_with(PM_FACE_SEARCH_AUTOMATIC, image, search_area, faces, capacity, searched_width,
                                 searched_height, error, error_size);
+}
+
+extern "C" long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image,
+                                       double *largest_difference, double *largest_score, char *error,
+                                       size_t error_size) {
+    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
+        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands ||
+        !largest_difference || !largest_score) {
+        set_error(error, error_size, "invalid arguments");
+        return -1;
+    }
+    try {
+        long compared = -1;
+        switch (pm_face_search_build(choice)) {
+#if defined(__x86_64__)
+        case PM_FACE_SEARCH_AVX2:
+            compared = pm_face_search::compare_filters_avx2(*image, largest_difference, largest_score);
+            break;
+#endif
+        case PM_FACE_SEARCH_PORTABLE:
+            compared = pm_face_search::compare_filters_portable(*image, largest_difference, largest_score);
+            break;
+        default:
+            set_error(error, error_size, "this CPU lacks AVX2 or FMA");
+            return -1;
+        }
+        if (compared < 0) set_error(error, error_size, "the two steps scored different areas");
+        return compared;
+    } catch (const std::exception &e) {
+        set_error(error, error_size, e.what());
+    } catch (...) {
+        set_error(error, error_size, "unknown error");
+    }
+    return -1;
 }
 
 extern "C" int pm_face_model_is_dlibs(void) {

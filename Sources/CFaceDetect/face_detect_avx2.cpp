@@ -78,6 +78,7 @@
 #include <dlib/image_processing/frontal_face_detector.h>
 
 #define PM_FACE_SEARCH_ENTRY search_avx2
+#define PM_FACE_FILTERS_ENTRY compare_filters_avx2
 #include "face_search.h"
 
 #pragma clang attribute pop

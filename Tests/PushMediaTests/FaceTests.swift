@@ -1,3 +1,4 @@
+import CFaceDetect
 import CVips
 import Foundation
 import PushMediaModel
@@ -140,6 +141,50 @@ struct FaceTests {
         }
         #expect(faces >= banners.filter { $0.face != nil }.count)
         #expect(FaceDetector.SearchBuild.automatic == .avx2)
+    }
+
+    @Test("the search's filter step (face_search.h's, in place of dlib's) scores every window as dlib's own step does, within float rounding, in each build, at sizes whose feature rows end inside a vector or are shorter than one")
+    func filterStepAgreesWithDlibs() throws {
+        let (folder, banners) = try Self.banners()
+        let banner = try #require(banners.first { $0.face != nil && $0.width == 1600 })
+        let photo = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
+        var images: [(String, Vips.Image)] = []
+        for width in [1600, 811, 403, 219, 131, 97] {
+            let height = max(1, photo.height * width / photo.width)
+            images.append(("banner at \(width)", width == photo.width ? photo : try photo.reduced(to: PixelSize(width: width, height: height))))
+        }
+        // Seeded texture: strong gradients in every direction.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for (width, height) in [(173, 149), (88, 300), (64, 64), (20, 20), (40, 200)] {
+            var pixels = [UInt8]()
+            for y in 0..<height {
+                for x in 0..<width {
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    let value = UInt8(truncatingIfNeeded: (x * 7 + y * 3) & 0xFF ^ Int(state >> 58))
+                    pixels += [value, value, value]
+                }
+            }
+            images.append(("texture \(width)x\(height)", try Vips.Image.fromRGB(pixels, width: width, height: height)))
+        }
+        let builds: [FaceDetector.SearchBuild] = FaceDetector.SearchBuild.avx2.isAvailable ? [.portable, .avx2] : [.portable]
+        for build in builds {
+            var largest = 0.0
+            for (name, image) in images {
+                let bytes = try image.memoryBytes()
+                var difference = 0.0, score = 0.0
+                var error = [CChar](repeating: 0, count: 256)
+                let compared = bytes.withUnsafeBytes { raw in
+                    var face = pm_face_image(
+                        pixels: raw.bindMemory(to: UInt8.self).baseAddress, width: Int32(image.width), height: Int32(image.height),
+                        stride: Int32(image.width * image.bands), bands: Int32(image.bands), band: image.bands >= 3 ? 1 : 0)
+                    return pm_face_filters_compare(build.choice, &face, &difference, &score, &error, error.count)
+                }
+                #expect(compared > 0, "\(build) \(name): \(String(cBuffer: error))")
+                #expect(difference <= 1e-5 * max(1, score), "\(build) \(name): differs by \(difference), scores up to \(score)")
+                largest = max(largest, score)
+            }
+            #expect(largest > 0.1, "\(build): every score was near 0, so nothing was compared")
+        }
     }
 
     @Test("the face lies whole inside the square thumbnail's crop, the expanded crop and the clipping rect, on either side, in every shape")

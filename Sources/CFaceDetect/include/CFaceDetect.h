@@ -64,6 +64,14 @@ int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *imag
                          pm_face_box *faces, int capacity, int *searched_width, int *searched_height, char *error,
                          size_t error_size);
 
+/// For tests: scores every window of `image`'s band at its own size (dlib's HOG features, no
+/// proxy, no blur) with each of the model's filter banks twice, through the build `choice`'s
+/// filter step (face_search.h's, which replaces dlib's for this model) and through dlib's own.
+/// Writes the largest difference between the two and the largest score's magnitude, and returns
+/// how many scores were compared, or -1 with a message (also when the two score different areas).
+long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image, double *largest_difference,
+                             double *largest_score, char *error, size_t error_size);
+
 /// 1 when the model compiled in (frontal_face_model.h) is byte for byte the one dlib's header
 /// ships, 0 when not (regenerate it with scripts/make-face-model), -1 on error. Slow (it decodes
 /// dlib's compressed copy): for tests.
