@@ -23,9 +23,6 @@
 #include <unistd.h>
 
 #include <jpeglib.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 enum { pm_jpeg_read_size = 64 * 1024 };
 
@@ -108,64 +105,6 @@ static int64_t pm_now_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
-#if defined(__x86_64__)
-// The vector loop, written once for both widths: V the vector type, P the intrinsics' prefix
-// (_mm or _mm256), S the load/store suffix, W the bytes a step. The bytes of two rows are
-// interleaved, widened to 16 bits and multiplied by the pair of weights (pmaddwd), summed in 32
-// bits: the same integers as the plain loop, so the same bytes. AVX2's unpacks and packs work
-// within each 128-bit half, so each half comes back in its own order. An odd tap count (a
-// window as tall as a short image) pairs the last row with zeros. Starts at byte `from`;
-// returns where the steps stopped.
-#define PM_REDUCE_ROWS_VECTOR(V, P, S, W)                                                                  \
-    const V zero = P##_setzero_##S();                                                                      \
-    const V round = P##_set1_epi32(1 << (pm_weight_bits - 1));                                             \
-    int x = from;                                                                                          \
-    for (; x + (W) <= n; x += (W)) {                                                                       \
-        V sum0 = round, sum1 = round, sum2 = round, sum3 = round;                                          \
-        for (int t = 0; t < taps; t += 2) {                                                                \
-            const int pair = t + 1 < taps;                                                                 \
-            const V a = P##_loadu_##S((const V *)(const void *)(rows[t] + x));                             \
-            const V b = pair ? P##_loadu_##S((const V *)(const void *)(rows[t + 1] + x)) : zero;           \
-            const uint16_t second = pair ? (uint16_t)w[t + 1] : 0;                                         \
-            const V weights = P##_set1_epi32((int32_t)(((uint32_t)second << 16) | (uint16_t)w[t]));        \
-            const V low = P##_unpacklo_epi8(a, b), high = P##_unpackhi_epi8(a, b);                         \
-            sum0 = P##_add_epi32(sum0, P##_madd_epi16(P##_unpacklo_epi8(low, zero), weights));             \
-            sum1 = P##_add_epi32(sum1, P##_madd_epi16(P##_unpackhi_epi8(low, zero), weights));             \
-            sum2 = P##_add_epi32(sum2, P##_madd_epi16(P##_unpacklo_epi8(high, zero), weights));            \
-            sum3 = P##_add_epi32(sum3, P##_madd_epi16(P##_unpackhi_epi8(high, zero), weights));            \
-        }                                                                                                  \
-        const V first = P##_packs_epi32(P##_srai_epi32(sum0, pm_weight_bits), P##_srai_epi32(sum1, pm_weight_bits)); \
-        const V second = P##_packs_epi32(P##_srai_epi32(sum2, pm_weight_bits), P##_srai_epi32(sum3, pm_weight_bits)); \
-        P##_storeu_##S((V *)(void *)(out + x), P##_packus_epi16(first, second));                           \
-    }                                                                                                      \
-    return x;
-
-static int pm_reduce_rows_sse2(const uint8_t *const *rows, const int16_t *w, int taps, int from, int n, uint8_t *out) {
-    PM_REDUCE_ROWS_VECTOR(__m128i, _mm, si128, 16)
-}
-
-__attribute__((target("avx2"))) static int pm_reduce_rows_avx2(const uint8_t *const *rows, const int16_t *w, int taps,
-                                                                int from, int n, uint8_t *out) {
-    PM_REDUCE_ROWS_VECTOR(__m256i, _mm256, si256, 32)
-}
-#undef PM_REDUCE_ROWS_VECTOR
-#endif
-
-// One output row: the weighted sum of `taps` input rows of `n` bytes each. `vector`: 0 the plain
-// loop alone, 1 SSE2, 2 AVX2 then SSE2 for what is left (the same integers, so the same bytes).
-static void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int taps, int n, uint8_t *out, int vector) {
-    int x = 0;
-#if defined(__x86_64__)
-    if (vector >= 2) x = pm_reduce_rows_avx2(rows, w, taps, x, n, out);
-    if (vector >= 1) x = pm_reduce_rows_sse2(rows, w, taps, x, n, out);
-#endif
-    for (; x < n; x++) {
-        int32_t sum = 0;
-        for (int t = 0; t < taps; t++) sum += rows[t][x] * w[t];
-        out[x] = pm_clamp_u8(sum);
-    }
 }
 
 int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_width, int out_height,
@@ -267,7 +206,7 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
         across_planned = 1;
     }
 #if defined(__x86_64__)
-    const int vector = !allow_vector ? 0 : __builtin_cpu_supports("avx2") ? 2 : 1;
+    const int vector = pm_reduce_rows_vector(allow_vector);
 #else
     const int vector = 0;
 #endif

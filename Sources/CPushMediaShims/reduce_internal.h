@@ -31,6 +31,12 @@ void pm_width_plan_free(pm_width_plan *plan);
 /// One row `p` (`width` pixels) reduced across into `q` (`out_width` pixels).
 void pm_reduce_width_row(const pm_width_plan *plan, const uint8_t *p, uint8_t *q);
 
+/// One output row: the weighted sum (weights `w`) of `taps` input rows of `n` bytes each, into
+/// `out`. `vector`: 0 the plain loop alone, 1 SSE2, 2 AVX2 then SSE2 (the same bytes).
+void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int taps, int n, uint8_t *out, int vector);
+/// The `vector` for pm_reduce_rows on this CPU (0 when allow_vector is 0).
+int pm_reduce_rows_vector(int allow_vector);
+
 /// A weighted sum rounded back to a byte, as every reduction loop rounds.
 static inline uint8_t pm_clamp_u8(int32_t sum) {
     int32_t v = (sum + (1 << (pm_weight_bits - 1))) >> pm_weight_bits;

@@ -11,8 +11,9 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 #if defined(__x86_64__)
-#include <tmmintrin.h>
+#include <immintrin.h>
 #endif
 
 int pm_reduce_taps(int size, int out_size) {
@@ -42,6 +43,74 @@ void pm_reduce_weights(int width, int out_width, int taps, int *first, int16_t *
         first[x] = window;
     }
     g_free(w);
+}
+
+// The vertical half: one output row summed from `taps` input rows (JPEG path and pm_reduce_area).
+#if defined(__x86_64__)
+// The vector loop, written once for both widths: V the vector type, P the intrinsics' prefix
+// (_mm or _mm256), S the load/store suffix, W the bytes a step. The bytes of two rows are
+// interleaved, widened to 16 bits and multiplied by the pair of weights (pmaddwd), summed in 32
+// bits: the same integers as the plain loop, so the same bytes. AVX2's unpacks and packs work
+// within each 128-bit half, so each half comes back in its own order. An odd tap count (a
+// window as tall as a short image) pairs the last row with zeros. Starts at byte `from`;
+// returns where the steps stopped.
+#define PM_REDUCE_ROWS_VECTOR(V, P, S, W)                                                                  \
+    const V zero = P##_setzero_##S();                                                                      \
+    const V round = P##_set1_epi32(1 << (pm_weight_bits - 1));                                             \
+    int x = from;                                                                                          \
+    for (; x + (W) <= n; x += (W)) {                                                                       \
+        V sum0 = round, sum1 = round, sum2 = round, sum3 = round;                                          \
+        for (int t = 0; t < taps; t += 2) {                                                                \
+            const int pair = t + 1 < taps;                                                                 \
+            const V a = P##_loadu_##S((const V *)(const void *)(rows[t] + x));                             \
+            const V b = pair ? P##_loadu_##S((const V *)(const void *)(rows[t + 1] + x)) : zero;           \
+            const uint16_t second = pair ? (uint16_t)w[t + 1] : 0;                                         \
+            const V weights = P##_set1_epi32((int32_t)(((uint32_t)second << 16) | (uint16_t)w[t]));        \
+            const V low = P##_unpacklo_epi8(a, b), high = P##_unpackhi_epi8(a, b);                         \
+            sum0 = P##_add_epi32(sum0, P##_madd_epi16(P##_unpacklo_epi8(low, zero), weights));             \
+            sum1 = P##_add_epi32(sum1, P##_madd_epi16(P##_unpackhi_epi8(low, zero), weights));             \
+            sum2 = P##_add_epi32(sum2, P##_madd_epi16(P##_unpacklo_epi8(high, zero), weights));            \
+            sum3 = P##_add_epi32(sum3, P##_madd_epi16(P##_unpackhi_epi8(high, zero), weights));            \
+        }                                                                                                  \
+        const V first = P##_packs_epi32(P##_srai_epi32(sum0, pm_weight_bits), P##_srai_epi32(sum1, pm_weight_bits)); \
+        const V second = P##_packs_epi32(P##_srai_epi32(sum2, pm_weight_bits), P##_srai_epi32(sum3, pm_weight_bits)); \
+        P##_storeu_##S((V *)(void *)(out + x), P##_packus_epi16(first, second));                           \
+    }                                                                                                      \
+    return x;
+
+static int pm_reduce_rows_sse2(const uint8_t *const *rows, const int16_t *w, int taps, int from, int n, uint8_t *out) {
+    PM_REDUCE_ROWS_VECTOR(__m128i, _mm, si128, 16)
+}
+
+__attribute__((target("avx2"))) static int pm_reduce_rows_avx2(const uint8_t *const *rows, const int16_t *w, int taps,
+                                                                int from, int n, uint8_t *out) {
+    PM_REDUCE_ROWS_VECTOR(__m256i, _mm256, si256, 32)
+}
+#undef PM_REDUCE_ROWS_VECTOR
+#endif
+
+// One output row: the weighted sum of `taps` input rows of `n` bytes each (reduce_internal.h). `vector`: 0 the plain
+// loop alone, 1 SSE2, 2 AVX2 then SSE2 for what is left (the same integers, so the same bytes).
+void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int taps, int n, uint8_t *out, int vector) {
+    int x = 0;
+#if defined(__x86_64__)
+    if (vector >= 2) x = pm_reduce_rows_avx2(rows, w, taps, x, n, out);
+    if (vector >= 1) x = pm_reduce_rows_sse2(rows, w, taps, x, n, out);
+#endif
+    for (; x < n; x++) {
+        int32_t sum = 0;
+        for (int t = 0; t < taps; t++) sum += rows[t][x] * w[t];
+        out[x] = pm_clamp_u8(sum);
+    }
+}
+
+int pm_reduce_rows_vector(int allow_vector) {
+#if defined(__x86_64__)
+    return !allow_vector ? 0 : __builtin_cpu_supports("avx2") ? 2 : 1;
+#else
+    (void)allow_vector;
+    return 0;
+#endif
 }
 
 // One row of 3-band pixels, output columns [from, to), in plain C.
@@ -166,6 +235,82 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vec
     pm_width_plan_init(&plan, width, out_width, bands, allow_vector);
     for (int y = 0; y < height; y++) pm_reduce_width_row(&plan, VIPS_IMAGE_ADDR(in, 0, y), VIPS_IMAGE_ADDR(result, 0, y));
     pm_width_plan_free(&plan);
+    *out = result;
+    return 0;
+}
+
+static int64_t pm_reduce_now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+int pm_reduce_area(VipsImage *in, int left, int top, int width, int height, int out_width, int out_height,
+                   int64_t remaining_ns, int allow_vector, VipsImage **out) {
+    if (!in->data || in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE) {
+        vips_error("reduce_area", "8-bit pixels in memory expected");
+        return -1;
+    }
+    if (left < 0 || top < 0 || width < 1 || height < 1 || left > in->Xsize - width || top > in->Ysize - height ||
+        out_width < 1 || out_width > width || out_height < 1 || out_height > height || width > out_width * 16 ||
+        height > out_height * 16) {
+        vips_error("reduce_area", "an area inside the image, reduced by at most 16 on a side, expected");
+        return -1;
+    }
+    if (remaining_ns < 0) {
+        vips_error("reduce_area", "the time ran out");
+        return -1;
+    }
+    const int64_t deadline = remaining_ns > 0 ? pm_reduce_now_ns() + remaining_ns : 0;
+    const int bands = in->Bands;
+    const size_t row_bytes = (size_t)width * (size_t)bands;
+    VipsImage *result = vips_image_new_memory();
+    if (vips_image_pipelinev(result, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
+        g_object_unref(result);
+        return -1;
+    }
+    result->Xsize = out_width;
+    result->Ysize = out_height;
+    result->Xres = in->Xres * out_width / width;
+    result->Yres = in->Yres * out_height / height;
+    if (vips_image_write_prepare(result)) {
+        g_object_unref(result);
+        return -1;
+    }
+    const int taps = out_height < height ? pm_reduce_taps(height, out_height) : 1;
+    int *first = g_new(int, out_height);
+    int16_t *weights = g_new(int16_t, (size_t)out_height * (size_t)taps);
+    if (out_height < height) pm_reduce_weights(height, out_height, taps, first, weights);
+    const uint8_t **rows = g_new(const uint8_t *, taps);
+    uint8_t *down = out_width < width ? g_malloc(row_bytes) : NULL;
+    pm_width_plan across;
+    if (down) pm_width_plan_init(&across, width, out_width, bands, allow_vector);
+    const int vector = pm_reduce_rows_vector(allow_vector);
+    int status = 0;
+    for (int y = 0; y < out_height; y++) {
+        if (deadline && (y & 15) == 0 && pm_reduce_now_ns() > deadline) {
+            vips_error("reduce_area", "the time ran out");
+            status = -1;
+            break;
+        }
+        uint8_t *to = down ? down : VIPS_IMAGE_ADDR(result, 0, y);
+        if (out_height < height) {
+            for (int t = 0; t < taps; t++) rows[t] = VIPS_IMAGE_ADDR(in, left, top + first[y] + t);
+            pm_reduce_rows(rows, weights + (size_t)y * (size_t)taps, taps, (int)row_bytes, to, vector);
+        } else {
+            memcpy(to, VIPS_IMAGE_ADDR(in, left, top + y), row_bytes);
+        }
+        if (down) pm_reduce_width_row(&across, down, VIPS_IMAGE_ADDR(result, 0, y));
+    }
+    if (down) pm_width_plan_free(&across);
+    g_free(down);
+    g_free(rows);
+    g_free(weights);
+    g_free(first);
+    if (status) {
+        g_object_unref(result);
+        return -1;
+    }
     *out = result;
     return 0;
 }

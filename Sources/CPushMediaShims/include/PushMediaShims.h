@@ -73,6 +73,15 @@ int pm_reduce_height(VipsImage *in, VipsImage **out, int height);
 /// allow_vector: 1 to use SSSE3 where the CPU has it (the same bytes as the plain C loop), 0 for
 /// the plain C loop alone (tests compare the two).
 int pm_reduce_width(VipsImage *in, VipsImage **out, int width, int allow_vector);
+/// The area `left`, `top`, `width`×`height` of `in`, whose 8-bit pixels are in memory (decoded),
+/// reduced to `out_width`×`out_height` (at most 16 times smaller on a side) with Lanczos3 into a
+/// new memory image: each output row summed down from the area's rows, then across as
+/// pm_reduce_width does, on the calling thread (the JPEG path's two passes on decoded pixels).
+/// Stops with an error once `remaining_ns` have passed (0: no limit; below 0: at once).
+/// allow_vector 0 keeps to the plain C loops (the same bytes). Returns 0 and *out, or -1 with a
+/// libvips error (also when the pixels are not in memory).
+int pm_reduce_area(VipsImage *in, int left, int top, int width, int height, int out_width, int out_height,
+                   int64_t remaining_ns, int allow_vector, VipsImage **out);
 /// Decodes the JPEG behind `fd` (read with pread, the descriptor's position untouched) with
 /// libjpeg's DCT scaled by 1/`shrink` (1, 2, 4 or 8) and reduces it to `out_width`×`out_height`
 /// (Lanczos3: each row summed down from the decoded rows as they come, then across as

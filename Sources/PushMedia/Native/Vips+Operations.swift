@@ -55,22 +55,55 @@ extension Vips.Image {
         try Vips.call("reduce_width") { pm_reduce_width(pointer, $0, Int32(width), vectorized ? 1 : 0) }
     }
 
-    /// Reduced to `size` (at most this image's) with Lanczos3 and computed into memory: for
-    /// 8-bit pixels libvips' reducev, then ``reducedWidth(to:)``; otherwise, and below 1/16 on
-    /// either side (where libvips box-shrinks first, see ``resize(horizontal:vertical:)``),
-    /// libvips' resize. `deadline` stops the computation of the reducev pass (and of what feeds it).
+    /// Reduced to `size` (at most this image's) with Lanczos3 and computed into memory: the
+    /// whole image through ``reduced(_:to:until:vectorized:)``.
     func reduced(to size: PixelSize, until deadline: ContinuousClock.Instant? = nil) throws -> Vips.Image {
-        guard bandFormat == VIPS_FORMAT_UCHAR, size.width <= width, size.height <= height,
-            size.width * 16 >= width, size.height * 16 >= height
-        else {
-            let resized = try resize(horizontal: Double(size.width) / Double(width), vertical: Double(size.height) / Double(height))
+        try reduced(PixelRect(x: 0, y: 0, width: width, height: height), to: size, until: deadline)
+    }
+
+    /// Whether the pixels are in memory (decoded, or computed by ``copyMemory()``), not computed on
+    /// demand by a pipeline.
+    var isInMemory: Bool { pointer.pointee.data != nil }
+
+    /// `rect` of this image reduced to `size` (at most the rect's) with Lanczos3 and computed
+    /// into memory.
+    /// - 8-bit pixels in memory (``isInMemory``: a decoded still), at most 16 times smaller on a
+    ///   side: `pm_reduce_area`, each output row summed down from the rect's rows, then across
+    ///   (``reducedWidth(to:)``'s loop), on the calling thread. The JPEG path's two passes on
+    ///   decoded pixels: no libvips pipeline, worker thread or run-time compiled (orc) reducev,
+    ///   and exact Lanczos3 weights where libvips' 8-bit reducev places its kernel to 1/64 px.
+    /// - Other 8-bit images (a loader's lazy output, read once as the reduction pulls it):
+    ///   libvips' reducev into memory, then ``reducedWidth(to:)``.
+    /// - Otherwise, and below 1/16 on either side (where libvips box-shrinks first, see
+    ///   ``resize(horizontal:vertical:)``): libvips' resize.
+    /// `deadline` stops the computation; `vectorized: false` runs the plain C loops alone.
+    func reduced(
+        _ rect: PixelRect, to size: PixelSize, until deadline: ContinuousClock.Instant? = nil, vectorized: Bool = true
+    ) throws -> Vips.Image {
+        let eightBit = bandFormat == VIPS_FORMAT_UCHAR && size.width <= rect.width && size.height <= rect.height
+            && size.width * 16 >= rect.width && size.height * 16 >= rect.height
+        if eightBit && isInMemory {
+            // 0 asks for no limit: a deadline exactly now has passed.
+            let nanoseconds = deadline.map { $0.nanosecondsFromNow == 0 ? -1 : $0.nanosecondsFromNow } ?? 0
+            return try Vips.call("reduce_area") {
+                pm_reduce_area(
+                    pointer, Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height), Int32(size.width),
+                    Int32(size.height), nanoseconds, vectorized ? 1 : 0, $0)
+            }
+        }
+        let area =
+            rect == PixelRect(x: 0, y: 0, width: width, height: height)
+            ? self : try extractArea(left: rect.x, top: rect.y, width: rect.width, height: rect.height)
+        guard eightBit else {
+            let resized = try area.resize(
+                horizontal: Double(size.width) / Double(rect.width), vertical: Double(size.height) / Double(rect.height))
             if let deadline { resized.stopEvaluation(at: deadline) }
             return try resized.copyMemory()
         }
-        let tall = size.height < height ? try reducedHeight(to: size.height) : self
+        let tall = size.height < rect.height ? try area.reducedHeight(to: size.height) : area
         if let deadline { tall.stopEvaluation(at: deadline) }
         let inMemory = try tall.copyMemory()
-        return size.width < width ? try inMemory.reducedWidth(to: size.width) : inMemory
+        return size.width < rect.width ? try inMemory.reducedWidth(to: size.width) : inMemory
     }
 
     /// Upright by the EXIF orientation, the tag dropped.

@@ -69,13 +69,16 @@ struct Framed {
     }
 
     /// `rect` of `image`, resized to exactly `size`. `now` (a still): reduced into memory at once
-    /// with ``Vips/Image/reduced(to:until:)`` (the two-pass Lanczos3) when both sides shrink;
+    /// with ``Vips/Image/reduced(_:to:until:vectorized:)`` (the two-pass Lanczos3, read from the
+    /// decoded pixels in place) when both sides shrink;
     /// otherwise libvips' lazy resize (an animation frame's pixels are computed per strip as
     /// they are encoded, by each libvips thread that reads them).
     static func cut(_ image: Vips.Image, _ rect: PixelRect, to size: PixelSize, now: Bool = false) throws -> Vips.Image {
+        if now && rect.size != size && size.width <= rect.width && size.height <= rect.height {
+            return try image.reduced(rect, to: size)
+        }
         let area = try image.extractArea(left: rect.x, top: rect.y, width: rect.width, height: rect.height)
         if rect.size == size { return area }
-        if now && size.width <= rect.width && size.height <= rect.height { return try area.reduced(to: size) }
         let resized = try area.resize(
             horizontal: Double(size.width) / Double(rect.width), vertical: Double(size.height) / Double(rect.height))
         // Rounding in resize can leave a pixel too many; cut to the exact size.
