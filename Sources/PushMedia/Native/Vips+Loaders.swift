@@ -109,8 +109,10 @@ extension Vips.Image {
     }
 
     /// Decodes an encoded image held in memory (cover art, re-reading outputs) with the loader for
-    /// its sniffed format.
+    /// its sniffed format. Starts libvips if nothing has yet (its operations looked up before
+    /// `vips_init` abort the process when another thread is starting it).
     static func decode(_ data: Data) throws -> Vips.Image {
+        try Vips.start()
         guard let format = MediaSniffer.detect(data.prefix(MediaSniffer.headerLength)), let loader = Vips.Loader(format) else {
             throw Vips.notAnImage("load_buffer")
         }

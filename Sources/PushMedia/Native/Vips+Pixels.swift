@@ -3,8 +3,10 @@ import CVips
 import Foundation
 
 extension Vips.Image {
-    /// An 8-bit sRGB image copied from packed RGB bytes (`width * height * 3`).
+    /// An 8-bit sRGB image copied from packed RGB bytes (`width * height * 3`). Starts libvips if
+    /// nothing has yet (as ``decode(_:)``).
     static func fromRGB(_ pixels: [UInt8], width: Int, height: Int) throws -> Vips.Image {
+        try Vips.start()
         precondition(pixels.count == width * height * 3, "RGB buffer size does not match \(width)×\(height)")
         let image = pixels.withUnsafeBytes { raw in
             vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(width), Int32(height), 3, VIPS_FORMAT_UCHAR)
