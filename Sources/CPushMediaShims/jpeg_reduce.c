@@ -64,7 +64,6 @@ static void pm_jpeg_error_exit(j_common_ptr cinfo) {
 // libjpeg's messages (warnings about damaged data it steps over) are not printed.
 static void pm_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
-static int64_t pm_now_ns(void);
 
 static void pm_jpeg_progress_monitor(j_common_ptr cinfo) {
     const pm_jpeg_progress *progress = (const pm_jpeg_progress *)cinfo->progress;
@@ -100,12 +99,6 @@ static void pm_jpeg_skip_input_data(j_decompress_ptr cinfo, long count) {
 }
 
 static void pm_jpeg_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
-
-static int64_t pm_now_ns(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
 
 int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_width, int out_height,
                            int64_t remaining_ns, int allow_vector, VipsImage **out, char *message, size_t message_size) {

@@ -4,6 +4,7 @@
 #define PUSHMEDIA_REDUCE_INTERNAL_H
 
 #include <stdint.h>
+#include <time.h>
 
 enum { pm_weight_bits = 14 };
 
@@ -36,6 +37,13 @@ void pm_reduce_width_row(const pm_width_plan *plan, const uint8_t *p, uint8_t *q
 void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int taps, int n, uint8_t *out, int vector);
 /// The `vector` for pm_reduce_rows on this CPU (0 when allow_vector is 0).
 int pm_reduce_rows_vector(int allow_vector);
+
+/// CLOCK_MONOTONIC in nanoseconds, for the reductions' deadlines (passed in as the time left).
+static inline int64_t pm_now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
 
 /// A weighted sum rounded back to a byte, as every reduction loop rounds.
 static inline uint8_t pm_clamp_u8(int32_t sum) {

@@ -239,12 +239,6 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vec
     return 0;
 }
 
-static int64_t pm_reduce_now_ns(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
 int pm_reduce_area(VipsImage *in, int left, int top, int width, int height, int out_width, int out_height,
                    int64_t remaining_ns, int allow_vector, VipsImage **out) {
     if (!in->data || in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE) {
@@ -261,7 +255,7 @@ int pm_reduce_area(VipsImage *in, int left, int top, int width, int height, int 
         vips_error("reduce_area", "the time ran out");
         return -1;
     }
-    const int64_t deadline = remaining_ns > 0 ? pm_reduce_now_ns() + remaining_ns : 0;
+    const int64_t deadline = remaining_ns > 0 ? pm_now_ns() + remaining_ns : 0;
     const int bands = in->Bands;
     const size_t row_bytes = (size_t)width * (size_t)bands;
     VipsImage *result = vips_image_new_memory();
@@ -288,7 +282,7 @@ int pm_reduce_area(VipsImage *in, int left, int top, int width, int height, int 
     const int vector = pm_reduce_rows_vector(allow_vector);
     int status = 0;
     for (int y = 0; y < out_height; y++) {
-        if (deadline && (y & 15) == 0 && pm_reduce_now_ns() > deadline) {
+        if (deadline && (y & 15) == 0 && pm_now_ns() > deadline) {
             vips_error("reduce_area", "the time ran out");
             status = -1;
             break;
