@@ -1,3 +1,4 @@
+import CPushMediaShims
 import CVips
 import Foundation
 import PushMediaModel

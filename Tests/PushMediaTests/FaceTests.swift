@@ -1,4 +1,5 @@
 import CFaceDetect
+import CPushMediaShims
 import CVips
 import Foundation
 import PushMediaModel

@@ -1,3 +1,4 @@
+import CPushMediaShims
 import CResample
 import CVips
 import Foundation
