@@ -62,7 +62,8 @@ extension Vips.Image {
     }
 
     /// Whether the pixels are in memory (decoded, or computed by ``copyMemory()``), not computed on
-    /// demand by a pipeline.
+    /// demand by a pipeline. (libvips' memory is there from `vips_image_write_prepare` on, before
+    /// an image being written is complete; no such image reaches PushMedia's callers.)
     var isInMemory: Bool { pointer.pointee.data != nil }
 
     /// `rect` of this image reduced to `size` (at most the rect's) with Lanczos3 and computed
@@ -83,8 +84,11 @@ extension Vips.Image {
         let eightBit = bandFormat == VIPS_FORMAT_UCHAR && size.width <= rect.width && size.height <= rect.height
             && size.width * 16 >= rect.width && size.height * 16 >= rect.height
         if eightBit && isInMemory {
-            // 0 asks for no limit: a deadline exactly now has passed.
-            let nanoseconds = deadline.map { $0.nanosecondsFromNow == 0 ? -1 : $0.nanosecondsFromNow } ?? 0
+            // 0 asks for no limit: a deadline exactly now has passed. (The clock is read once.)
+            let nanoseconds = deadline.map { deadline -> Int64 in
+                let left = deadline.nanosecondsFromNow
+                return left == 0 ? -1 : left
+            } ?? 0
             return try Vips.call("reduce_area") {
                 pm_reduce_area(
                     pointer, Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height), Int32(size.width),
