@@ -166,16 +166,8 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
     const int width = like->Xsize, height = like->Ysize;
     const size_t row_bytes = (size_t)width * (size_t)components;
     const size_t decoded_bytes = (size_t)cinfo.output_width * (size_t)components;
-    result = vips_image_new_memory();
-    if (vips_image_pipelinev(result, VIPS_DEMAND_STYLE_THINSTRIP, (VipsImage *)like, NULL)) {
-        snprintf(errors.message, sizeof errors.message, "cannot make the decoded image");
-        longjmp(errors.jump, 1);
-    }
-    result->Xsize = out_width;
-    result->Ysize = out_height;
-    result->Xres = like->Xres * out_width / width;
-    result->Yres = like->Yres * out_height / height;
-    if (vips_image_write_prepare(result)) {
+    result = pm_reduced_image_new(like, out_width, out_height);
+    if (!result) {
         snprintf(errors.message, sizeof errors.message, "cannot allocate the decoded image");
         longjmp(errors.jump, 1);
     }

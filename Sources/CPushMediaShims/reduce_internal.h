@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <vips/vips.h>
+
 enum { pm_weight_bits = 14 };
 
 /// An even number of taps (the vector loops sum them in pairs), at most `size`, for a reduction
@@ -37,6 +39,11 @@ void pm_reduce_width_row(const pm_width_plan *plan, const uint8_t *p, uint8_t *q
 void pm_reduce_rows(const uint8_t *const *rows, const int16_t *w, int taps, int n, uint8_t *out, int vector);
 /// The `vector` for pm_reduce_rows on this CPU (0 when allow_vector is 0).
 int pm_reduce_rows_vector(int allow_vector);
+
+/// A new memory image with `like`'s fields, `out_width`×`out_height`, its resolution scaled
+/// with the size, its memory allocated for the rows to be written: what every reduction here
+/// returns. NULL when libvips could not make it (the error is in libvips' buffer).
+VipsImage *pm_reduced_image_new(const VipsImage *like, int out_width, int out_height);
 
 /// CLOCK_MONOTONIC in nanoseconds, for the reductions' deadlines (passed in as the time left).
 static inline int64_t pm_now_ns(void) {

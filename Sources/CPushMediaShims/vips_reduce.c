@@ -210,6 +210,23 @@ void pm_reduce_width_row(const pm_width_plan *plan, const uint8_t *p, uint8_t *q
     }
 }
 
+VipsImage *pm_reduced_image_new(const VipsImage *like, int out_width, int out_height) {
+    VipsImage *result = vips_image_new_memory();
+    if (vips_image_pipelinev(result, VIPS_DEMAND_STYLE_THINSTRIP, (VipsImage *)like, NULL)) {
+        g_object_unref(result);
+        return NULL;
+    }
+    result->Xres = like->Xres * out_width / like->Xsize;
+    result->Yres = like->Yres * out_height / like->Ysize;
+    result->Xsize = out_width;
+    result->Ysize = out_height;
+    if (vips_image_write_prepare(result)) {
+        g_object_unref(result);
+        return NULL;
+    }
+    return result;
+}
+
 int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vector) {
     if (vips_image_wio_input(in)) return -1;
     const int width = in->Xsize, height = in->Ysize, bands = in->Bands;
@@ -219,18 +236,8 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int out_width, int allow_vec
         vips_error("reduce_width", "8-bit pixels and a width from %d to %d expected", (width + 15) / 16, width);
         return -1;
     }
-    const double shrink = (double)width / out_width;
-    VipsImage *result = vips_image_new_memory();
-    if (vips_image_pipelinev(result, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
-        g_object_unref(result);
-        return -1;
-    }
-    result->Xsize = out_width;
-    result->Xres = in->Xres / shrink;
-    if (vips_image_write_prepare(result)) {
-        g_object_unref(result);
-        return -1;
-    }
+    VipsImage *result = pm_reduced_image_new(in, out_width, height);
+    if (!result) return -1;
     pm_width_plan plan;
     pm_width_plan_init(&plan, width, out_width, bands, allow_vector);
     for (int y = 0; y < height; y++) pm_reduce_width_row(&plan, VIPS_IMAGE_ADDR(in, 0, y), VIPS_IMAGE_ADDR(result, 0, y));
@@ -258,19 +265,8 @@ int pm_reduce_area(VipsImage *in, int left, int top, int width, int height, int 
     const int64_t deadline = remaining_ns > 0 ? pm_now_ns() + remaining_ns : 0;
     const int bands = in->Bands;
     const size_t row_bytes = (size_t)width * (size_t)bands;
-    VipsImage *result = vips_image_new_memory();
-    if (vips_image_pipelinev(result, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
-        g_object_unref(result);
-        return -1;
-    }
-    result->Xsize = out_width;
-    result->Ysize = out_height;
-    result->Xres = in->Xres * out_width / width;
-    result->Yres = in->Yres * out_height / height;
-    if (vips_image_write_prepare(result)) {
-        g_object_unref(result);
-        return -1;
-    }
+    VipsImage *result = pm_reduced_image_new(in, out_width, out_height);
+    if (!result) return -1;
     const int taps = out_height < height ? pm_reduce_taps(height, out_height) : 1;
     int *first = g_new(int, out_height);
     int16_t *weights = g_new(int16_t, (size_t)out_height * (size_t)taps);
