@@ -39,6 +39,18 @@ struct JPEGDecodeTests {
         return url
     }
 
+    /// Colour and grey pictures (width, height, bands) whose reductions are compared byte for byte.
+    static let pictures = [(1001, 757, 3), (640, 480, 1), (333, 1201, 3)]
+
+    /// Sizes a decode of `like`'s size is reduced to in those comparisons: both sides, one side
+    /// kept, and a shrink of 16 (rounded up).
+    static func reductions(of like: Vips.Image) -> [PixelSize] {
+        [
+            PixelSize(width: like.width * 3 / 5, height: like.height * 3 / 5), PixelSize(width: like.width / 3, height: like.height),
+            PixelSize(width: like.width, height: like.height / 3), PixelSize(width: (like.width + 15) / 16, height: (like.height + 15) / 16),
+        ]
+    }
+
     /// Decodes `url` both ways at `shrink` down to `height` rows: the largest and mean absolute
     /// difference of our bytes from libvips' decode reduced here in double (rounded, clamped).
     static func compare(_ url: URL, shrink: Int, height: Int) throws -> (max: Int, mean: Double, ours: Vips.Image) {
@@ -91,16 +103,13 @@ struct JPEGDecodeTests {
 
     @Test(
         "across as each row comes: the bytes of pm_reduce_width over the rows reduced down; vector and plain loops alike",
-        arguments: [(1001, 757, 3), (640, 480, 1), (333, 1201, 3)])
+        arguments: pictures)
     func acrossAsRowsCome(width: Int, height: Int, bands: Int) throws {
         try Vips.start()
         let url = try Self.noisyJPEG(width: width, height: height, bands: bands, seed: UInt64(width * 7 + height))
         for shrink in [1, 2] {
             let like = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink))
-            for size in [
-                PixelSize(width: like.width * 3 / 5, height: like.height * 3 / 5), PixelSize(width: like.width / 3, height: like.height),
-                PixelSize(width: (like.width + 15) / 16, height: (like.height + 15) / 16),
-            ] {
+            for size in Self.reductions(of: like) {
                 let down = try #require(
                     try Vips.Image.jpegReduced(
                         from: try Vips.Source(path: url.path), like: like, shrink: shrink,

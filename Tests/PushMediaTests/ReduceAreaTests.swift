@@ -13,7 +13,7 @@ import Testing
 struct ReduceAreaTests {
     @Test(
         "the whole image: the bytes the JPEG path makes from the same decode, colour and grey, vector and plain loops alike",
-        arguments: [(1001, 757, 3), (640, 480, 1), (333, 1201, 3)])
+        arguments: JPEGDecodeTests.pictures)
     func sameBytesAsTheJPEGPath(width: Int, height: Int, bands: Int) throws {
         try Vips.start()
         let url = try JPEGDecodeTests.noisyJPEG(width: width, height: height, bands: bands, seed: UInt64(width * 13 + height))
@@ -21,10 +21,7 @@ struct ReduceAreaTests {
             let like = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink))
             let decoded = try Vips.Image.header(from: try Vips.Source(path: url.path), shrink: Double(shrink)).copyMemory()
             #expect(decoded.isInMemory && !like.isInMemory)
-            for size in [
-                PixelSize(width: like.width * 3 / 5, height: like.height * 3 / 5), PixelSize(width: like.width / 3, height: like.height),
-                PixelSize(width: like.width, height: like.height / 3), PixelSize(width: (like.width + 15) / 16, height: (like.height + 15) / 16),
-            ] {
+            for size in JPEGDecodeTests.reductions(of: like) {
                 let jpegPath = try #require(
                     try Vips.Image.jpegReduced(
                         from: try Vips.Source(path: url.path), like: like, shrink: shrink, to: size, until: JPEGDecodeTests.farFuture))
