@@ -46,37 +46,43 @@ GIFR_HIDDEN bool gifr_append_word(gif_output *out, int word) {
     return gifr_append(out, bytes, 2);
 }
 
-/// The image data (code size byte, sub-blocks, terminator) of pixels whose largest index is
-/// below 2^bits, from giflib's encoder; NULL on failure. Valid until the next call.
 GIFR_HIDDEN const gif_output *gifr_lzw_encode(gifr_lzw_encoders *r, int bits, const candidate *c) {
-    if (!r->gif[bits]) {
-        GifColorType colours[256] = {{0, 0, 0}};
-        ColorMapObject *map = GifMakeMapObject(1 << bits, colours);
-        int error = 0;
-        r->gif[bits] = map ? EGifOpen(&r->bytes[bits], gifr_write_output, &error) : NULL;
-        bool ok = r->gif[bits] && EGifPutScreenDesc(r->gif[bits], r->width, r->height, 8, 0, map) == GIF_OK;
-        if (map) GifFreeMapObject(map);
-        if (!ok) return NULL;
-    }
-    gif_output *out = &r->bytes[bits];
-    out->length = 0;
-    if (EGifPutImageDesc(r->gif[bits], 0, 0, c->width, c->height, false, NULL) != GIF_OK) return NULL;
-    // giflib's image descriptor (10 bytes, no local table: we write our own), then its data
-    const size_t descriptor = 10;
-    if (out->length < descriptor || out->bytes[0] != 0x2c) return NULL;
-    if (EGifPutLine(r->gif[bits], c->pixels, c->width * c->height) != GIF_OK || out->failed) return NULL;
-    memmove(out->bytes, out->bytes + descriptor, out->length - descriptor);
-    out->length -= descriptor;
-    return out;
+    if (!r->table && !(r->table = calloc(1, sizeof *r->table))) return NULL;
+    r->bytes.length = 0;
+    bool ok = gifr_lzw_write(r->table, &r->bytes, bits, c->pixels, c->width, c->height, (size_t)c->width);
+    return ok && !r->bytes.failed ? &r->bytes : NULL;
 }
 
 void gifr_lzw_close(gifr_lzw_encoders *r) {
-    for (int bits = 0; bits < 9; bits++) {
-        int error = 0;
-        if (r->gif[bits]) EGifCloseFile(r->gif[bits], &error);
-        free(r->bytes[bits].bytes);
-    }
+    free(r->table);
+    free(r->bytes.bytes);
 }
+
+/// giflib's own encoding of the same pixels (a screen of their size, a table of 2^bits
+/// colours), for the test that gifr_lzw_write's bytes are giflib's.
+int pm_gif_lzw_matches_giflib(const unsigned char *pixels, int width, int height, int bits) {
+    if (width < 1 || height < 1 || bits < 2 || bits > 8) return -1;
+    gif_output theirs = {0}, ours = {0};
+    GifColorType colours[256] = {{0, 0, 0}};
+    ColorMapObject *map = GifMakeMapObject(1 << bits, colours);
+    int error = 0, status = -1;
+    GifFileType *gif = map ? EGifOpen(&theirs, gifr_write_output, &error) : NULL;
+    if (gif && EGifPutScreenDesc(gif, width, height, 8, 0, map) == GIF_OK) {
+        size_t start = theirs.length + 10; // the image descriptor giflib writes first
+        bool ok = EGifPutImageDesc(gif, 0, 0, width, height, false, NULL) == GIF_OK
+            && EGifPutLine(gif, (GifPixelType *)pixels, width * height) == GIF_OK && !theirs.failed;
+        gifr_lzw_table *table = calloc(1, sizeof *table);
+        if (ok && table && gifr_lzw_write(table, &ours, bits, pixels, width, height, (size_t)width) && !ours.failed)
+            status = theirs.length - start == ours.length && memcmp(theirs.bytes + start, ours.bytes, ours.length) == 0 ? 0 : 1;
+        free(table);
+    }
+    if (gif) EGifCloseFile(gif, &error);
+    if (map) GifFreeMapObject(map);
+    free(theirs.bytes);
+    free(ours.bytes);
+    return status;
+}
+
 /// Reads one extension (all its sub-blocks): a graphics control is kept for the next frame,
 /// anything else copied to `out` as it is (skipped when `out` is NULL). 1: a second graphics
 /// control before one image (decoders disagree on which counts: giflib the first, most the last).

@@ -209,8 +209,7 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
     GifFileType *in = DGifOpen(&input, gifr_read_input, &error);
     if (!in) return -1;
     gif_output bytes = {0};
-    repacker r = {.bytes = &bytes, .width = in->SWidth, .height = in->SHeight,
-                  .lzw = {.width = in->SWidth, .height = in->SHeight}};
+    repacker r = {.bytes = &bytes, .width = in->SWidth, .height = in->SHeight};
     size_t area = (size_t)in->SWidth * (size_t)in->SHeight;
     GifPixelType *pixels = NULL;
     int status = 0;

@@ -40,12 +40,21 @@ typedef struct {
     int transparent; // -1: none
 } candidate;
 
-/// giflib's LZW encoder for each starting code size (2…8), each on a screen whose table has
-/// 2^size colours and with its own output: giflib takes the code size from the colour table.
+#define GIFR_LZW_SLOT_BITS 14
+#define GIFR_LZW_SLOTS (1u << GIFR_LZW_SLOT_BITS)
+
+/// LZW's dictionary (gif_lzw.c): keys (generation << 20 | prefix code << 8 | pixel) and their
+/// codes, open addressing; a new generation empties it.
 typedef struct {
-    int width, height;
-    GifFileType *gif[9];
-    gif_output bytes[9];
+    uint32_t keys[GIFR_LZW_SLOTS];
+    uint16_t codes[GIFR_LZW_SLOTS];
+    uint32_t generation;
+} gifr_lzw_table;
+
+/// An LZW encoder for the re-packing pass's candidates, with the output of the last one.
+typedef struct {
+    gifr_lzw_table *table; // allocated on first use
+    gif_output bytes;
 } gifr_lzw_encoders;
 
 static inline uint32_t gifr_opaque(const ColorMapObject *map, GifPixelType i) {
@@ -78,8 +87,8 @@ GIFR_HIDDEN int gifr_write_output(GifFileType *gif, const GifByteType *bytes, in
 GIFR_HIDDEN bool gifr_append(gif_output *out, const void *bytes, size_t count);
 GIFR_HIDDEN bool gifr_append_byte(gif_output *out, unsigned char byte);
 GIFR_HIDDEN bool gifr_append_word(gif_output *out, int word);
-/// The image data (code size byte, sub-blocks, terminator) of pixels whose largest index is
-/// below 2^bits, from giflib's encoder; NULL on failure. Valid until the next call.
+/// The image data (code size byte, sub-blocks, terminator) of a candidate's pixels, whose
+/// largest index is below 2^bits; NULL on failure. Valid until the next call.
 GIFR_HIDDEN const gif_output *gifr_lzw_encode(gifr_lzw_encoders *r, int bits, const candidate *c);
 GIFR_HIDDEN void gifr_lzw_close(gifr_lzw_encoders *r);
 /// What gifr_read_frames calls with each frame, its indices read and checked; 0 to go on.
@@ -95,6 +104,13 @@ GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_outp
 /// The header and logical screen.
 GIFR_HIDDEN bool gifr_put_screen(const GifFileType *in, const ColorMapObject *map, unsigned char background,
                                  gif_output *out);
+
+// gif_lzw.c: LZW.
+/// Appends the image data (minimum code size byte, LZW codes in sub-blocks, terminator) of
+/// `height` rows of `width` indices, `stride` apart, each below 2^min_size (at least 2): the
+/// bytes giflib's encoder writes for them. false when out of memory.
+GIFR_HIDDEN bool gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size, const GifPixelType *pixels, int width,
+                                int height, size_t stride);
 
 // gif_palette.c: colour tables.
 GIFR_HIDDEN int gifr_bits_for(int count);

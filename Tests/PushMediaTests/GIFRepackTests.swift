@@ -1,3 +1,4 @@
+import CPushMediaShims
 import Foundation
 import Testing
 
@@ -111,6 +112,24 @@ struct GIFRepackTests {
         #expect(after.image.bands == before.image.bands)
         let compared = try Self.compareDecoded(before, after)
         #expect(compared.differing == 0, "\(compared.differing.map(String.init) ?? "sizes differ"): bytes differ")
+    }
+
+    @Test("LZW: the bytes giflib's encoder writes, for every code size, through table clears, for runs and for noise")
+    func lzwMatchesGiflib() {
+        var random = CropGeometryTests.SeededRandom(state: 11)
+        for bits in 2...8 {
+            let colours = 1 << bits
+            // Noise fills the 4,096-code table many times; runs make long strings; one pixel, one row.
+            let noise = (0..<300 * 200).map { _ in UInt8(Int.random(in: 0..<colours, using: &random)) }
+            let runs = (0..<257 * 131).map { UInt8(($0 / 97 + $0 / 1013) % colours) }
+            let cases: [(pixels: [UInt8], width: Int, height: Int)] = [
+                (noise, 300, 200), (runs, 257, 131), ([UInt8(colours - 1)], 1, 1), (Array(noise.prefix(4099)), 4099, 1),
+            ]
+            for c in cases {
+                let status = c.pixels.withUnsafeBufferPointer { pm_gif_lzw_matches_giflib($0.baseAddress, Int32(c.width), Int32(c.height), Int32(bits)) }
+                #expect(status == 0, "\(bits) bits, \(c.width)×\(c.height): \(status == 1 ? "bytes differ" : "failed")")
+            }
+        }
     }
 
     /// Every frame of both animations as libvips composes them: the first's size in bytes, and

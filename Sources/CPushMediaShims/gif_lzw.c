@@ -1,0 +1,105 @@
+// GIF's LZW encoder, for the GIF writer (gif_write.c) and the re-packing pass (gif_repack.c).
+//
+// The same codes, byte for byte, as giflib's encoder (EGifPutLine): a clear code first, codes
+// one bit wider than the minimum code size, one bit more once the next code to assign needs it,
+// and a clear code instead of a new entry when the table holds 4,095 codes; sub-blocks of 255
+// bytes. What differs is the dictionary's lookup: giflib hashes each (prefix, pixel) key into
+// 8,192 slots, checked one by one and cleared slot by slot; here a key and its generation share
+// one 32-bit word in a table that is cleared by starting a new generation. giflib's encoder was a
+// quarter of an animation's CPU once the GIF writer no longer remapped every pixel.
+#include "gif_repack_internal.h"
+
+#include <string.h>
+
+#define LZW_MAX_CODE 4095
+#define SLOT_MASK (GIFR_LZW_SLOTS - 1)
+
+/// A fresh, empty dictionary: the next generation, or the table zeroed when generations run out.
+static void new_dictionary(gifr_lzw_table *t) {
+    if (++t->generation >= 1u << 12) {
+        memset(t->keys, 0, sizeof t->keys);
+        t->generation = 1;
+    }
+}
+
+static inline uint32_t slot_of(uint32_t key) { return (key * 2654435761u) >> (32 - GIFR_LZW_SLOT_BITS); }
+
+typedef struct {
+    gif_output *out;
+    unsigned char block[256]; // [0]: length
+    uint64_t bits;
+    int count;
+} code_writer;
+
+static inline bool put_byte(code_writer *w, unsigned char byte) {
+    w->block[++w->block[0]] = byte;
+    if (w->block[0] == 255) {
+        if (!gifr_append(w->out, w->block, 256)) return false;
+        w->block[0] = 0;
+    }
+    return true;
+}
+
+static inline bool put_code(code_writer *w, int code, int width) {
+    w->bits |= (uint64_t)code << w->count;
+    w->count += width;
+    while (w->count >= 8) {
+        if (!put_byte(w, (unsigned char)(w->bits & 0xff))) return false;
+        w->bits >>= 8;
+        w->count -= 8;
+    }
+    return true;
+}
+
+GIFR_HIDDEN bool gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size, const GifPixelType *pixels, int width,
+                                int height, size_t stride) {
+    if (min_size < 2) min_size = 2;
+    const int clear = 1 << min_size, end = clear + 1;
+    code_writer w = {.out = out};
+    if (!gifr_append_byte(out, (unsigned char)min_size)) return false;
+    int size = min_size + 1, next = end + 1, limit = 1 << size;
+    new_dictionary(t);
+    uint32_t generation = t->generation << 20;
+    // giflib's order: a code is written at the current width, then the width grows if the next
+    // code to assign no longer fits, then that code is assigned (or the table cleared).
+#define PUT(code)                                                                                             \
+    do {                                                                                                      \
+        if (!put_code(&w, (code), size)) return false;                                                        \
+        if (next >= limit && (code) <= LZW_MAX_CODE) size++, limit <<= 1;                                     \
+    } while (0)
+    PUT(clear);
+    int current = pixels[0];
+    for (int y = 0; y < height; y++) {
+        const GifPixelType *row = pixels + (size_t)y * stride;
+        for (int x = y == 0 ? 1 : 0; x < width; x++) {
+            const uint32_t key = generation | ((uint32_t)current << 8) | row[x];
+            uint32_t slot = slot_of(key);
+            while (t->keys[slot] >= generation && t->keys[slot] != key) slot = (slot + 1) & SLOT_MASK;
+            if (t->keys[slot] == key) {
+                current = t->codes[slot];
+                continue;
+            }
+            PUT(current);
+            current = row[x];
+            if (next >= LZW_MAX_CODE) {
+                PUT(clear);
+                size = min_size + 1, next = end + 1, limit = 1 << size;
+                new_dictionary(t);
+                generation = t->generation << 20;
+            } else {
+                t->keys[slot] = key;
+                t->codes[slot] = (uint16_t)next++;
+            }
+        }
+    }
+    PUT(current);
+    PUT(end);
+#undef PUT
+    while (w.count > 0) {
+        if (!put_byte(&w, (unsigned char)(w.bits & 0xff))) return false;
+        w.bits >>= 8;
+        w.count -= 8;
+    }
+    if (w.block[0] && !gifr_append(out, w.block, (size_t)w.block[0] + 1)) return false;
+    return gifr_append_byte(out, 0);
+}
