@@ -29,6 +29,7 @@ RUN apt-get update \
         libavutil-dev \
         libdlib-dev \
         libgif-dev \
+        libimagequant-dev \
         libjpeg62-turbo-dev \
         libsqlite3-dev \
         libswresample-dev \
@@ -61,6 +62,7 @@ RUN apt-get update \
         libavformat59 \
         libavutil57 \
         libgif7 \
+        libimagequant0 \
         libjpeg62-turbo \
         libsqlite3-0 \
         libswresample4 \

@@ -51,9 +51,12 @@ let package = Package(
             name: "CPushMediaShims",
             dependencies: ["CVips", "CFFmpeg", "CResample"],
             // GModule (part of GLib, already loaded with libvips) opens libvips' HEIF module;
-            // giflib re-packs the GIFs libvips writes (gif_repack.c); libjpeg (libjpeg-turbo,
-            // already loaded with libvips) decodes still JPEGs (jpeg_reduce.c).
-            linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("gif"), .linkedLibrary("jpeg")]
+            // giflib writes and re-packs GIFs (gif_write.c, gif_repack.c) with libimagequant's
+            // palettes (already loaded with libvips); libjpeg (libjpeg-turbo, already loaded with
+            // libvips) decodes still JPEGs (jpeg_reduce.c).
+            linkerSettings: [
+                .linkedLibrary("gmodule-2.0"), .linkedLibrary("gif"), .linkedLibrary("imagequant"), .linkedLibrary("jpeg"),
+            ]
         ),
         // Frontal faces: dlib's HOG detector (its model is compiled in) behind a plain C header,
         // built twice (face_search.h): for any CPU, and for AVX2 + FMA, picked at run time.

@@ -1,5 +1,6 @@
-// A lossless second pass over the GIF libvips' saver (cgif) writes, with giflib: each frame is
-// cut down to the rectangle of pixels that change what is shown, unchanged pixels inside it may
+// A lossless second pass over the GIFs PushMedia writes (gif_write.c, or libvips' cgif saver when
+// dithering), read with giflib: each frame is cut down to the rectangle of pixels that change
+// what is shown, unchanged pixels inside it may
 // become transparent or the colour already shown, the global table is ordered so that later
 // frames use low indices (gif_palette.c), and a frame that uses few colours may get a small
 // local colour table: LZW codes start at the fewest bits that hold a frame's largest index

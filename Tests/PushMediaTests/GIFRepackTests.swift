@@ -4,12 +4,12 @@ import Testing
 
 @testable import PushMedia
 
-/// Issue 14: cgif's GIFs re-packed losslessly with giflib (frames cut to what changes, unchanged
+/// Issue 14: the GIF writer's output re-packed losslessly with giflib (frames cut to what changes, unchanged
 /// pixels transparent, the palette ordered for narrow LZW codes).
 @Suite("GIF re-packing")
 struct GIFRepackTests {
-    /// cgif's GIF (PushMedia's settings, no re-packing) of a gif.py input at its own size.
-    static func cgifGIF(_ name: String, width: Int, height: Int, frames: Int) throws -> Data {
+    /// The writer's GIF (PushMedia's settings, no re-packing) of a gif.py input at its own size.
+    static func writerGIF(_ name: String, width: Int, height: Int, frames: Int) throws -> Data {
         let folder = try Fixtures.temporaryFolder()
         let source = folder.appendingPathComponent("\(name).gif")
         try Fixtures.benchmarkGIF(name, to: source, width: width, height: height, frames: frames)
@@ -24,9 +24,9 @@ struct GIFRepackTests {
         "a screen recording and a text banner: smaller, and every frame shows the same pixels with the same timing",
         arguments: ["screen-recording", "text-banner"])
     func lossless(name: String) throws {
-        let plain = try Self.cgifGIF(name, width: 480, height: 240, frames: 40)
+        let plain = try Self.writerGIF(name, width: 480, height: 240, frames: 40)
         let repacked = GIFRepack.smallest(plain)
-        #expect(repacked.count < plain.count, "re-packed \(repacked.count) bytes, cgif \(plain.count)")
+        #expect(repacked.count < plain.count, "re-packed \(repacked.count) bytes, written \(plain.count)")
         let before = try GIFReader.read(plain)
         let after = try GIFReader.read(repacked)
         #expect(after.frames == before.frames && after.frames >= 10)
@@ -39,18 +39,18 @@ struct GIFRepackTests {
         #expect(compared.differing == 0, "\(compared.differing.map(String.init) ?? "sizes differ"): bytes differ")
     }
 
-    @Test("PushMedia's GIF saver re-packs by default: its bytes are the re-packed cgif output")
+    @Test("PushMedia's GIF saver re-packs by default: its bytes are the writer's output re-packed")
     func savedGIFsAreRepacked() throws {
         let source = try Fixtures.temporaryFolder().appendingPathComponent("banner.gif")
-        try Self.cgifGIF("screen-recording", width: 480, height: 240, frames: 20).write(to: source)
+        try Self.writerGIF("screen-recording", width: 480, height: 240, frames: 20).write(to: source)
         let input = try GIFReader.read(Data(contentsOf: source))
         let animation = Animation(frames: try (0..<input.frames).map { try input.frame($0) }, delays: input.delays, loop: 0)
         var plain = GIFSettings(paletteBits: 6)
         plain.repack = false
-        let cgif = try animation.gifData(plain).data
+        let written = try animation.gifData(plain).data
         let saved = try animation.gifData(GIFSettings(paletteBits: 6)).data
-        #expect(saved.count < cgif.count)
-        let same = saved == GIFRepack.smallest(cgif)
+        #expect(saved.count < written.count)
+        let same = saved == GIFRepack.smallest(written)
         #expect(same)
     }
 
@@ -59,7 +59,7 @@ struct GIFRepackTests {
         let notGIF = Data("GIF89a, or so it says".utf8)
         #expect(GIFRepack.smallest(notGIF) == notGIF)
         #expect(GIFRepack.smallest(Data()) == Data())
-        let gif = try Self.cgifGIF("screen-recording", width: 480, height: 240, frames: 20)
+        let gif = try Self.writerGIF("screen-recording", width: 480, height: 240, frames: 20)
         let cut = gif.prefix(gif.count * 2 / 3)
         let cutKept = GIFRepack.smallest(Data(cut)) == Data(cut)
         #expect(cutKept)

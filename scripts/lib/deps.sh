@@ -3,9 +3,10 @@
 
 # The -dev packages of the C libraries PushMedia links (SQLite for the embedded queue, via GRDB;
 # dlib's face detector, linked statically from libdlib-dev's libdlib.a, without BLAS and LAPACK;
-# giflib, which re-packs the GIFs libvips writes; libjpeg-turbo, which decodes still JPEGs).
+# giflib and libimagequant, with which PushMedia writes and re-packs GIFs; libjpeg-turbo, which
+# decodes still JPEGs).
 BUILD_PACKAGES=(pkg-config libvips-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libsqlite3-dev
-  libdlib-dev libgif-dev libjpeg62-turbo-dev)
+  libdlib-dev libgif-dev libimagequant-dev libjpeg62-turbo-dev)
 
 as_root() {
   if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi

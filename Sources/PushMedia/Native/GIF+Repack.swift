@@ -1,7 +1,7 @@
 import CPushMediaShims
 import Foundation
 
-/// A lossless second pass over the GIFs libvips' saver (cgif) writes, with giflib
+/// A lossless second pass over the GIFs PushMedia writes (`pm_gif_write`, or libvips' cgif saver), with giflib
 /// (`pm_gif_repack`): each frame is cut to the pixels that change what is shown, unchanged ones
 /// inside it are kept, made transparent or written as the colour already shown, whichever is
 /// smallest, the global palette is reordered so later

@@ -96,14 +96,26 @@ extension Vips.Image {
     /// at 3 it is much faster for a barely visible loss.
     static let gifEffort = 3
 
-    /// An animated GIF (libvips' cgif saver, which reads the image a frame at a time), then
-    /// re-packed losslessly (``GIFRepack``) unless the settings ask for cgif's bytes as they are.
+    /// An animated GIF: PushMedia's own writer (`pm_gif_write`: only the pixels that change are
+    /// quantised, mapped and written), or libvips' cgif saver when the settings dither (it maps
+    /// every pixel of every frame); both read the image a frame at a time. Then re-packed
+    /// losslessly (``GIFRepack``) unless the settings ask for the writer's bytes as they are.
     func gifData(_ settings: GIFSettings) throws -> Data {
         var c = pm_gif_settings(
             bitdepth: Int32(settings.paletteBits), effort: Int32(settings.effort), dither: settings.dither,
             interframe_maxerror: settings.interframeMaxError, reuse: settings.reusePalette ? 1 : 0,
             interpalette_maxerror: settings.interpaletteMaxError)
-        let gif = try Vips.saveBuffer("gifsave") { buffer, length in pm_gifsave_buffer(pointer, buffer, length, &c) }
+        let gif: Data
+        if settings.dither > 0 {
+            gif = try Vips.saveBuffer("gifsave") { buffer, length in pm_gifsave_buffer(pointer, buffer, length, &c) }
+        } else {
+            var bytes: UnsafeMutablePointer<UInt8>?
+            var length = 0
+            guard pm_gif_write(pointer, &c, &bytes, &length) == 0, let bytes else {
+                throw Vips.Error(operation: "gif_write", message: Vips.takeError())
+            }
+            gif = Data(bytesNoCopy: bytes, count: length, deallocator: .free)
+        }
         return settings.repack ? GIFRepack.smallest(gif) : gif
     }
 
@@ -113,7 +125,7 @@ extension Vips.Image {
     }
 }
 
-/// The GIF saver's settings (cgif through libvips 8.14).
+/// The GIF saver's settings (PushMedia's writer, or libvips 8.14's cgif saver when dithering).
 struct GIFSettings: Equatable, Sendable {
     /// 2^bits colours.
     var paletteBits: Int
@@ -128,7 +140,7 @@ struct GIFSettings: Equatable, Sendable {
     /// Keep the previous frame's palette while it fits within ``interpaletteMaxError``.
     var reusePalette = true
     var interpaletteMaxError = 3.0
-    /// Re-pack cgif's output losslessly (``GIFRepack``).
+    /// Re-pack the writer's output losslessly (``GIFRepack``).
     var repack = true
 
     /// What PushMedia used before issue 14: full dithering, every pixel of every frame written,

@@ -6,10 +6,15 @@ extension Vips.Image {
     /// An 8-bit sRGB image copied from packed RGB bytes (`width * height * 3`). Starts libvips if
     /// nothing has yet (as ``decode(_:)``).
     static func fromRGB(_ pixels: [UInt8], width: Int, height: Int) throws -> Vips.Image {
+        try fromPixels(pixels, width: width, height: height, bands: 3)
+    }
+
+    /// An 8-bit sRGB image copied from packed pixels of `bands` bytes (3: RGB, 4: RGBA).
+    static func fromPixels(_ pixels: [UInt8], width: Int, height: Int, bands: Int) throws -> Vips.Image {
         try Vips.start()
-        precondition(pixels.count == width * height * 3, "RGB buffer size does not match \(width)×\(height)")
+        precondition(pixels.count == width * height * bands, "buffer size does not match \(width)×\(height)×\(bands)")
         let image = pixels.withUnsafeBytes { raw in
-            vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(width), Int32(height), 3, VIPS_FORMAT_UCHAR)
+            vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), VIPS_FORMAT_UCHAR)
         }
         guard let image else { throw Vips.Error(operation: "new_from_memory", message: Vips.takeError()) }
         image.pointee.Type = VIPS_INTERPRETATION_sRGB

@@ -1,0 +1,494 @@
+// PushMedia's GIF writer: an animation (frames stacked top to bottom, `page-height`, `delay` and
+// `loop` on the image) pulled a frame at a time through libvips (vips_sink_disc, so a lazy
+// pipeline is never held whole) and written byte by byte.
+//
+// Per frame:
+//   1. What changed: a pixel whose colour is within `interframe_maxerror` of the colour last
+//      written at that place stays as it is shown (written transparent). The first frame is
+//      written whole.
+//   2. A palette for the rectangle of changed pixels only: its own colours when there are at
+//      most 2^bitdepth (255 at 8 bits), else libimagequant's. The global palette (the first
+//      frame's) is kept when it holds all of those exact colours or is within
+//      `interpalette_maxerror` of the new palette, else the previous frame's, else the new one
+//      becomes the frame's local palette. Without palette reuse (error 0), frames of few colours
+//      are written exactly.
+//   3. Each changed pixel gets the nearest palette colour (RGB distance; a colour → index memo
+//      kept across frames while the palette stays), and a pixel whose nearest colour is the one
+//      already shown is not written either.
+//   4. The frame is cut to the rectangle of written pixels and LZW-coded (gif_lzw.c).
+//
+// libvips 8.14's own saver (cgif) quantises and remaps every whole frame with libimagequant;
+// the remap was ~85 % of an animation's encode (42 ms a 960×480 frame), and most pixels of a
+// push animation do not change from frame to frame.
+//
+// A pixel cannot turn see-through once something was drawn there (frames are not disposed; as
+// with libvips' saver): it keeps what was shown. Memory: four frame-sized buffers (4 bytes a
+// pixel for the frame, the colours last written and the colours shown; 1 for the indices),
+// never frames × pixels.
+#include "PushMediaShims.h"
+#include "gif_repack_internal.h"
+
+#include <libimagequant.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// A palette as written: opaque colours, and the index of a see-through entry if it has one.
+typedef struct {
+    int count;                // entries (at most 255, so one index is always free)
+    unsigned char rgb[256][3];
+    int see_through;          // an entry libimagequant made for alpha-0 pixels, or -1
+    unsigned generation;      // which palette the nearest-colour memo was filled for
+} gifw_palette;
+
+#define MEMO_BITS 16
+#define MEMO_SIZE (1u << MEMO_BITS)
+
+typedef struct {
+    // Settings.
+    double max_error;
+    double max_palette_error;
+    int max_colours;
+    liq_attr *attr;
+    // The image.
+    int width, height, frames;
+    const int *delays;
+    int delay_count;
+    int loop;
+    // Per frame.
+    unsigned char *frame;     // RGBA, what the pipeline gives, alpha thresholded
+    unsigned char *written;   // RGBA: the source colour last written at each pixel (0: none yet)
+    unsigned char *shown;     // RGBA: the palette colour shown at each pixel (0: nothing)
+    GifPixelType *indices;
+    unsigned char *changed;   // 1 where the frame writes the pixel
+    int row;                  // rows of the current frame received
+    int number;               // frames written
+    // Palettes.
+    gifw_palette global, previous, fresh;
+    const gifw_palette *previous_used;
+    unsigned generations;
+    // The memo: colour (0x00RRGGBB) → index, for the palette of `memo_generation`.
+    uint32_t *memo_colour;
+    unsigned char *memo_index;
+    unsigned memo_generation;
+    // Output.
+    gif_output out;
+    gifr_lzw_table *lzw;
+} gif_writer;
+
+// ---- palettes ----------------------------------------------------------------------------------
+
+static void palette_from_liq(gif_writer *w, const liq_palette *p, gifw_palette *into) {
+    into->count = (int)p->count;
+    into->see_through = -1;
+    for (unsigned i = 0; i < p->count; i++) {
+        into->rgb[i][0] = p->entries[i].r;
+        into->rgb[i][1] = p->entries[i].g;
+        into->rgb[i][2] = p->entries[i].b;
+        if (p->entries[i].a == 0 && into->see_through < 0) into->see_through = (int)i;
+    }
+    into->generation = ++w->generations;
+}
+
+/// How far `from` is from `to`: the root mean square, over `from`'s entries, of the distance
+/// to the nearest entry of `to` (a see-through entry only matches a see-through one).
+static double palette_distance(const gifw_palette *from, const gifw_palette *to) {
+    if (from->count == 0) return 0;
+    double total = 0;
+    for (int i = 0; i < from->count; i++) {
+        int best = 3 * 255 * 255;
+        bool clear = i == from->see_through;
+        for (int j = 0; j < to->count && best > 0; j++) {
+            bool other_clear = j == to->see_through;
+            if (clear || other_clear) {
+                if (clear && other_clear) best = 0;
+                continue;
+            }
+            int dr = from->rgb[i][0] - to->rgb[j][0], dg = from->rgb[i][1] - to->rgb[j][1],
+                db = from->rgb[i][2] - to->rgb[j][2];
+            int d = dr * dr + dg * dg + db * db;
+            if (d < best) best = d;
+        }
+        total += best;
+    }
+    return sqrt(total / (3.0 * from->count));
+}
+
+/// The index of the palette colour nearest to `colour` (0x00RRGGBB), through the memo.
+static int nearest(gif_writer *w, const gifw_palette *p, uint32_t colour) {
+    if (w->memo_generation != p->generation) {
+        memset(w->memo_colour, 0xff, MEMO_SIZE * sizeof(uint32_t)); // 0xffffffff: no colour
+        w->memo_generation = p->generation;
+    }
+    uint32_t slot = (colour * 2654435761u) >> (32 - MEMO_BITS);
+    if (w->memo_colour[slot] == colour) return w->memo_index[slot];
+    int r = (int)(colour >> 16), g = (int)((colour >> 8) & 0xff), b = (int)(colour & 0xff);
+    int best = INT_MAX, index = 0;
+    for (int i = 0; i < p->count; i++) {
+        if (i == p->see_through) continue;
+        int dr = r - p->rgb[i][0], dg = g - p->rgb[i][1], db = b - p->rgb[i][2];
+        int d = dr * dr + dg * dg + db * db;
+        if (d < best) {
+            best = d;
+            index = i;
+            if (d == 0) break;
+        }
+    }
+    w->memo_colour[slot] = colour;
+    w->memo_index[slot] = (unsigned char)index;
+    return index;
+}
+
+/// log2 of a palette's table size: room for its colours and the index written for unchanged
+/// pixels.
+static int table_bits(const gifw_palette *p) {
+    int bits = 1;
+    while ((1 << bits) < p->count + 1) bits++;
+    return bits;
+}
+
+/// A palette's colour table, padded with black to 2^bits entries.
+static bool put_table(gif_output *out, const gifw_palette *p, int bits) {
+    unsigned char table[256 * 3] = {0};
+    memcpy(table, p->rgb, (size_t)p->count * 3);
+    return gifr_append(out, table, (size_t)3 << bits);
+}
+
+/// The rectangle's own colours as a palette (a see-through entry first, as libimagequant puts
+/// it), when there are at most max_colours of them. false when there are more.
+static bool exact_palette(gif_writer *w, int left, int top, int width, int height, gifw_palette *into) {
+    enum { SLOTS = 1024, EMPTY = 1 }; // EMPTY: no RGBA pixel reads 1 (see-through ones are all 0)
+    uint32_t seen[SLOTS];
+    for (int i = 0; i < SLOTS; i++) seen[i] = EMPTY;
+    int count = 0;
+    bool see_through = false;
+    uint32_t colours[256];
+    for (int y = top; y < top + height; y++) {
+        const unsigned char *p = w->frame + ((size_t)y * (size_t)w->width + (size_t)left) * 4;
+        uint32_t last = EMPTY;
+        for (int x = 0; x < width; x++, p += 4) {
+            uint32_t colour = p[3] ? 0xff000000u | ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2] : 0;
+            if (colour == last) continue;
+            last = colour;
+            uint32_t slot = (colour * 2654435761u) >> 22;
+            while (seen[slot] != EMPTY && seen[slot] != colour) slot = (slot + 1) & (SLOTS - 1);
+            if (seen[slot] == colour) continue;
+            if (count + see_through + 1 > w->max_colours) return false;
+            seen[slot] = colour;
+            if (colour) colours[count++] = colour;
+            else see_through = true;
+        }
+    }
+    into->see_through = see_through ? 0 : -1;
+    into->count = count + see_through;
+    if (see_through) into->rgb[0][0] = into->rgb[0][1] = into->rgb[0][2] = 0;
+    for (int i = 0; i < count; i++) {
+        unsigned char *rgb = into->rgb[i + see_through];
+        rgb[0] = (unsigned char)(colours[i] >> 16), rgb[1] = (unsigned char)(colours[i] >> 8), rgb[2] = (unsigned char)colours[i];
+    }
+    into->generation = ++w->generations;
+    return true;
+}
+
+/// Whether every colour of `part` (and its see-through entry, if any) is in `whole`.
+static bool holds_all(const gifw_palette *whole, const gifw_palette *part) {
+    if (part->see_through >= 0 && whole->see_through < 0) return false;
+    for (int i = 0; i < part->count; i++) {
+        if (i == part->see_through) continue;
+        bool found = false;
+        for (int j = 0; j < whole->count && !found; j++)
+            found = j != whole->see_through && memcmp(whole->rgb[j], part->rgb[i], 3) == 0;
+        if (!found) return false;
+    }
+    return true;
+}
+
+/// libimagequant's palette for the rectangle, in w->fresh. false with a libvips error.
+static bool quantise(gif_writer *w, int left, int top, int width, int height) {
+    const unsigned char **rows = g_new(const unsigned char *, height);
+    for (int y = 0; y < height; y++) rows[y] = w->frame + ((size_t)(top + y) * (size_t)w->width + (size_t)left) * 4;
+    liq_image *image = liq_image_create_rgba_rows(w->attr, (void **)rows, width, height, 0);
+    liq_result *result = NULL;
+    liq_error status = image ? liq_image_quantize(image, w->attr, &result) : LIQ_OUT_OF_MEMORY;
+    if (status == LIQ_OK) palette_from_liq(w, liq_get_palette(result), &w->fresh);
+    if (result) liq_result_destroy(result);
+    if (image) liq_image_destroy(image);
+    g_free(rows);
+    if (status != LIQ_OK) {
+        vips_error("gif_write", "frame %d: quantisation failed (libimagequant error %d)", w->number, (int)status);
+        return false;
+    }
+    return true;
+}
+
+/// The palette for the current frame's changed rectangle (left, top, width, height): the global
+/// one, the previous frame's, or a new one. The new one is the rectangle's own colours when
+/// there are at most max_colours of them (kept when the global or previous palette holds them
+/// all), else libimagequant's. The global, else the previous palette, is kept when within
+/// max_palette_error of the new one. NULL with a libvips error when quantising fails.
+static const gifw_palette *choose_palette(gif_writer *w, int left, int top, int width, int height) {
+    if (w->number > 0 && (width == 0 || height == 0)) return w->previous_used;
+    if (exact_palette(w, left, top, width, height, &w->fresh)) {
+        if (w->number > 0 && holds_all(&w->global, &w->fresh)) return &w->global;
+        if (w->number > 0 && holds_all(w->previous_used, &w->fresh)) return w->previous_used;
+    } else if (!quantise(w, left, top, width, height)) {
+        return NULL;
+    }
+    if (w->number == 0) {
+        w->global = w->fresh;
+        return &w->global;
+    }
+    double to_global = palette_distance(&w->fresh, &w->global);
+    double to_previous = w->previous_used == &w->global ? to_global : palette_distance(&w->fresh, w->previous_used);
+    if (to_global <= to_previous && to_global < w->max_palette_error) return &w->global;
+    if (to_previous < w->max_palette_error) return w->previous_used;
+    w->previous = w->fresh;
+    return &w->previous;
+}
+
+// ---- a frame -------------------------------------------------------------------------------------
+
+/// The header, the logical screen with the global table, and (when animated) the loop count.
+static bool put_screen(gif_writer *w) {
+    gif_output *out = &w->out;
+    int bits = table_bits(&w->global);
+    if (!gifr_append(out, "GIF89a", 6) || !gifr_append_word(out, w->width) || !gifr_append_word(out, w->height)
+        || !gifr_append_byte(out, (unsigned char)(0x80 | (7 << 4) | (bits - 1))) || !gifr_append_byte(out, 0)
+        || !gifr_append_byte(out, 0) || !put_table(out, &w->global, bits))
+        return false;
+    // libvips' `loop`: 0 forever, 1 once (no loop extension), n: n times (n − 1 repeats).
+    if (w->frames < 2 || w->loop == 1) return true;
+    int repeats = w->loop > 1 ? w->loop - 1 : 0;
+    if (repeats > 0xffff) repeats = 0xffff;
+    static const unsigned char netscape[] = {0x21, 0xff, 11, 'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0', 3, 1};
+    return gifr_append(out, netscape, sizeof netscape) && gifr_append_word(out, repeats) && gifr_append_byte(out, 0);
+}
+
+/// Marks the pixels the frame writes (`changed`) and returns their bounding rectangle.
+static void find_changes(gif_writer *w, int *left, int *top, int *right, int *bottom) {
+    const int max_squared = (int)(w->max_error * w->max_error);
+    *left = w->width, *top = w->height, *right = -1, *bottom = -1;
+    for (int y = 0; y < w->height; y++) {
+        size_t base = (size_t)y * (size_t)w->width;
+        const unsigned char *now = w->frame + base * 4, *then = w->written + base * 4;
+        unsigned char *changed = w->changed + base;
+        int first = -1, last = -1;
+        for (int x = 0; x < w->width; x++, now += 4, then += 4) {
+            bool change;
+            if (w->number == 0) change = true;
+            else if (!now[3]) change = false; // cannot turn see-through: keeps what is shown
+            else if (!then[3]) change = true;
+            else {
+                int dr = now[0] - then[0], dg = now[1] - then[1], db = now[2] - then[2];
+                change = dr * dr + dg * dg + db * db > max_squared;
+            }
+            changed[x] = change;
+            if (change) {
+                if (first < 0) first = x;
+                last = x;
+            }
+        }
+        if (first >= 0) {
+            if (first < *left) *left = first;
+            if (last > *right) *right = last;
+            if (*top > y) *top = y;
+            *bottom = y;
+        }
+    }
+}
+
+static int write_frame(gif_writer *w) {
+    // libimagequant and the change test see alpha as on or off, as the GIF shows it.
+    size_t n = (size_t)w->width * (size_t)w->height;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *p = w->frame + i * 4;
+        if (p[3] >= 128) p[3] = 255;
+        else p[0] = p[1] = p[2] = p[3] = 0;
+    }
+    int left, top, right, bottom;
+    find_changes(w, &left, &top, &right, &bottom);
+    int cw = right >= left ? right - left + 1 : 0, ch = bottom >= top ? bottom - top + 1 : 0;
+    const gifw_palette *palette = choose_palette(w, left, top, cw, ch);
+    if (!palette) return -1;
+    w->previous_used = palette;
+    // The index for pixels left as shown: the palette's see-through entry, else the free one.
+    const int unchanged = palette->see_through >= 0 ? palette->see_through : palette->count;
+
+    // Indices, and the rectangle of what is written after all.
+    int wl = w->width, wt = w->height, wr = -1, wb = -1;
+    for (int y = top; y < top + ch; y++) {
+        size_t base = (size_t)y * (size_t)w->width;
+        for (int x = left; x < left + cw; x++) {
+            size_t i = base + (size_t)x;
+            GifPixelType index = (GifPixelType)unchanged;
+            if (w->changed[i]) {
+                const unsigned char *p = w->frame + i * 4;
+                unsigned char *shown = w->shown + i * 4;
+                if (p[3]) {
+                    int k = nearest(w, palette, ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2]);
+                    const unsigned char *c = palette->rgb[k];
+                    bool same = w->number > 0 && shown[3] && shown[0] == c[0] && shown[1] == c[1] && shown[2] == c[2];
+                    if (!same) {
+                        index = (GifPixelType)k;
+                        shown[0] = c[0], shown[1] = c[1], shown[2] = c[2], shown[3] = 255;
+                        memcpy(w->written + i * 4, p, 4);
+                    }
+                } else {
+                    memset(w->written + i * 4, 0, 4); // only on the first frame
+                }
+            }
+            w->indices[i] = index;
+            if (index != unchanged) {
+                if (x < wl) wl = x;
+                if (x > wr) wr = x;
+                if (y < wt) wt = y;
+                wb = y;
+            }
+        }
+    }
+    if (w->number == 0) wl = 0, wt = 0, wr = w->width - 1, wb = w->height - 1;
+    bool empty = wr < wl;
+    if (empty) { // nothing changes: one see-through pixel keeps the frame and its delay
+        wl = wr = 0, wt = wb = 0;
+        w->indices[0] = (GifPixelType)unchanged;
+    }
+
+    gif_output *out = &w->out;
+    if (w->number == 0 && !put_screen(w)) goto failed;
+    // Every frame after the first leaves unchanged pixels see-through; the first only when the
+    // image has see-through pixels. Frames are left in place (disposal 1).
+    bool transparent = w->number > 0 || palette->see_through >= 0;
+    if (w->frames > 1 || transparent) {
+        int delay = w->delays && w->number < w->delay_count ? w->delays[w->number] : 0;
+        long centiseconds = lrint(delay / 10.0);
+        if (centiseconds < 0) centiseconds = 0;
+        if (centiseconds > 0xffff) centiseconds = 0xffff;
+        if (!gifr_append_byte(out, 0x21) || !gifr_append_byte(out, 0xf9) || !gifr_append_byte(out, 4)
+            || !gifr_append_byte(out, (unsigned char)(1 << 2 | (transparent ? 1 : 0))) || !gifr_append_word(out, (int)centiseconds)
+            || !gifr_append_byte(out, (unsigned char)(transparent ? unchanged : 0)) || !gifr_append_byte(out, 0))
+            goto failed;
+    }
+    bool local = palette != &w->global;
+    int bits = table_bits(palette);
+    if (!gifr_append_byte(out, 0x2c) || !gifr_append_word(out, wl) || !gifr_append_word(out, wt)
+        || !gifr_append_word(out, wr - wl + 1) || !gifr_append_word(out, wb - wt + 1)
+        || !gifr_append_byte(out, (unsigned char)(local ? 0x80 | (bits - 1) : 0)) || (local && !put_table(out, palette, bits)))
+        goto failed;
+    // The code size is the frame's table's (the screen's for the global one): indices fit below it.
+    int code_bits = local ? bits : table_bits(&w->global);
+    if (!gifr_lzw_write(w->lzw, out, code_bits, w->indices + (size_t)wt * (size_t)w->width + (size_t)wl, wr - wl + 1,
+                        wb - wt + 1, (size_t)w->width)
+        || out->failed)
+        goto failed;
+    w->number += 1;
+    return 0;
+
+failed:
+    vips_error("gif_write", "frame %d: out of memory for the GIF", w->number);
+    return -1;
+}
+
+/// Rows arrive top to bottom, a strip at a time; each completed frame is written.
+static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
+    gif_writer *w = context;
+    const int bands = region->im->Bands;
+    for (int y = 0; y < area->height; y++) {
+        const unsigned char *from = VIPS_REGION_ADDR(region, 0, area->top + y);
+        unsigned char *to = w->frame + (size_t)w->row * (size_t)w->width * 4;
+        if (bands == 4) memcpy(to, from, (size_t)w->width * 4);
+        else
+            for (int x = 0; x < w->width; x++, from += 3, to += 4) to[0] = from[0], to[1] = from[1], to[2] = from[2], to[3] = 255;
+        if (++w->row == w->height) {
+            if (write_frame(w) != 0) return -1;
+            w->row = 0;
+        }
+    }
+    return 0;
+}
+
+/// 8-bit sRGB with or without alpha, as the writer reads it. A new reference in *out.
+static int ready(VipsImage *in, VipsImage **out) {
+    VipsImage *image = in, *next = NULL;
+    g_object_ref(image);
+    if (image->Bands < 3 || image->BandFmt != VIPS_FORMAT_UCHAR) {
+        if (vips_colourspace(image, &next, VIPS_INTERPRETATION_sRGB, NULL)) goto failed;
+        g_object_unref(image), image = next;
+    }
+    if (image->BandFmt != VIPS_FORMAT_UCHAR) {
+        if (vips_cast_uchar(image, &next, NULL)) goto failed;
+        g_object_unref(image), image = next;
+    }
+    if (image->Bands > 4) {
+        if (vips_extract_band(image, &next, 0, "n", 4, NULL)) goto failed;
+        g_object_unref(image), image = next;
+    }
+    *out = image;
+    return 0;
+failed:
+    g_object_unref(image);
+    return -1;
+}
+
+int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, size_t *length) {
+    *gif = NULL, *length = 0;
+    VipsImage *image = NULL;
+    if (ready(in, &image)) return -1;
+    gif_writer w = {0};
+    w.width = image->Xsize;
+    w.height = vips_image_get_page_height(image);
+    w.frames = image->Ysize / w.height;
+    if ((guint64)w.width * (guint64)w.height > INT_MAX / 4 || w.width > 65535 || w.height > 65535) {
+        vips_error("gif_write", "a %d×%d frame is too large for a GIF", w.width, w.height);
+        g_object_unref(image);
+        return -1;
+    }
+    w.max_error = s->interframe_maxerror < 0 ? 0 : s->interframe_maxerror;
+    w.max_palette_error = s->reuse ? s->interpalette_maxerror : 0;
+    w.max_colours = s->bitdepth >= 8 ? 255 : 1 << (s->bitdepth < 1 ? 1 : s->bitdepth);
+    if (vips_image_get_typeof(image, "delay")) vips_image_get_array_int(image, "delay", (int **)&w.delays, &w.delay_count);
+    if (vips_image_get_typeof(image, "loop")) vips_image_get_int(image, "loop", &w.loop);
+
+    size_t n = (size_t)w.width * (size_t)w.height;
+    w.frame = g_try_malloc(n * 4);
+    w.written = g_try_malloc0(n * 4);
+    w.shown = g_try_malloc0(n * 4);
+    w.indices = g_try_malloc(n);
+    w.changed = g_try_malloc(n);
+    w.memo_colour = g_try_malloc(MEMO_SIZE * sizeof(uint32_t));
+    w.memo_index = g_try_malloc(MEMO_SIZE);
+    w.attr = liq_attr_create();
+    w.lzw = g_try_malloc0(sizeof *w.lzw);
+    int status = -1;
+    if (!w.frame || !w.written || !w.shown || !w.indices || !w.changed || !w.memo_colour || !w.memo_index || !w.attr
+        || !w.lzw) {
+        vips_error("gif_write", "out of memory for a %d×%d frame", w.width, w.height);
+        goto done;
+    }
+    int effort = s->effort < 1 ? 1 : s->effort > 10 ? 10 : s->effort;
+    if (liq_set_max_colors(w.attr, w.max_colours) != LIQ_OK || liq_set_quality(w.attr, 0, 100) != LIQ_OK
+        || liq_set_speed(w.attr, 11 - effort) != LIQ_OK) {
+        vips_error("gif_write", "libimagequant refused the settings");
+        goto done;
+    }
+    if (vips_sink_disc(image, take_rows, &w)) goto done;
+    if (w.number != w.frames) {
+        vips_error("gif_write", "%d of %d frames written", w.number, w.frames);
+        goto done;
+    }
+    if (!gifr_append_byte(&w.out, 0x3b) || w.out.failed) {
+        vips_error("gif_write", "out of memory for the GIF");
+        goto done;
+    }
+    *gif = w.out.bytes, *length = w.out.length;
+    w.out.bytes = NULL;
+    status = 0;
+
+done:
+    free(w.out.bytes);
+    if (w.attr) liq_attr_destroy(w.attr);
+    g_free(w.frame), g_free(w.written), g_free(w.shown), g_free(w.indices), g_free(w.changed);
+    g_free(w.memo_colour), g_free(w.memo_index), g_free(w.lzw);
+    g_object_unref(image);
+    return status;
+}
