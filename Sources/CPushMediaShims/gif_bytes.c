@@ -46,11 +46,13 @@ GIFR_HIDDEN bool gifr_append_word(gif_output *out, int word) {
     return gifr_append(out, bytes, 2);
 }
 
-GIFR_HIDDEN const gif_output *gifr_lzw_encode(gifr_lzw_encoders *r, int bits, const candidate *c) {
-    if (!r->table && !(r->table = calloc(1, sizeof *r->table))) return NULL;
+GIFR_HIDDEN int gifr_lzw_encode(gifr_lzw_encoders *r, int bits, const candidate *c, size_t limit, const gif_output **data) {
+    if (!r->table && !(r->table = calloc(1, sizeof *r->table))) return -1;
     r->bytes.length = 0;
-    bool ok = gifr_lzw_write(r->table, &r->bytes, bits, c->pixels, c->width, c->height, (size_t)c->width);
-    return ok && !r->bytes.failed ? &r->bytes : NULL;
+    int status = gifr_lzw_write(r->table, &r->bytes, bits, c->pixels, c->width, c->height, (size_t)c->width, limit);
+    if (r->bytes.failed) return -1;
+    *data = &r->bytes;
+    return status;
 }
 
 void gifr_lzw_close(gifr_lzw_encoders *r) {
@@ -59,8 +61,9 @@ void gifr_lzw_close(gifr_lzw_encoders *r) {
 }
 
 /// giflib's own encoding of the same pixels (a screen of their size, a table of 2^bits
-/// colours), for the test that gifr_lzw_write's bytes are giflib's.
-int pm_gif_lzw_matches_giflib(const unsigned char *pixels, int width, int height, int bits) {
+/// colours), for the test that gifr_lzw_write's bytes are giflib's, and that it gives up at
+/// `limit` bytes.
+int pm_gif_lzw_matches_giflib(const unsigned char *pixels, int width, int height, int bits, size_t limit) {
     if (width < 1 || height < 1 || bits < 2 || bits > 8) return -1;
     gif_output theirs = {0}, ours = {0};
     GifColorType colours[256] = {{0, 0, 0}};
@@ -72,8 +75,11 @@ int pm_gif_lzw_matches_giflib(const unsigned char *pixels, int width, int height
         bool ok = EGifPutImageDesc(gif, 0, 0, width, height, false, NULL) == GIF_OK
             && EGifPutLine(gif, (GifPixelType *)pixels, width * height) == GIF_OK && !theirs.failed;
         gifr_lzw_table *table = calloc(1, sizeof *table);
-        if (ok && table && gifr_lzw_write(table, &ours, bits, pixels, width, height, (size_t)width) && !ours.failed)
-            status = theirs.length - start == ours.length && memcmp(theirs.bytes + start, ours.bytes, ours.length) == 0 ? 0 : 1;
+        int written = ok && table ? gifr_lzw_write(table, &ours, bits, pixels, width, height, (size_t)width, limit) : -1;
+        size_t full = theirs.length - start;
+        bool prefix = ours.length <= full && memcmp(theirs.bytes + start, ours.bytes, ours.length) == 0;
+        if (written == 0 && !ours.failed) status = full == ours.length && prefix && ours.length < limit ? 0 : 1;
+        else if (written == 1 && !ours.failed) status = prefix && ours.length >= limit && ours.length < limit + 256 ? 2 : 1;
         free(table);
     }
     if (gif) EGifCloseFile(gif, &error);

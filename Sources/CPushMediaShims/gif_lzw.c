@@ -26,16 +26,20 @@ static inline uint32_t slot_of(uint32_t key) { return (key * 2654435761u) >> (32
 
 typedef struct {
     gif_output *out;
-    unsigned char block[256]; // [0]: length
+    size_t end;                // stop once out reaches this length
+    int status;                // 1: stopped there; -1: out of memory
+    unsigned char block[256];  // [0]: length
     uint64_t bits;
     int count;
 } code_writer;
 
+/// false when writing stops (w->status says why).
 static inline bool put_byte(code_writer *w, unsigned char byte) {
     w->block[++w->block[0]] = byte;
     if (w->block[0] == 255) {
-        if (!gifr_append(w->out, w->block, 256)) return false;
+        if (!gifr_append(w->out, w->block, 256)) return w->status = -1, false;
         w->block[0] = 0;
+        if (w->out->length >= w->end) return w->status = 1, false;
     }
     return true;
 }
@@ -51,21 +55,21 @@ static inline bool put_code(code_writer *w, int code, int width) {
     return true;
 }
 
-GIFR_HIDDEN bool gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size, const GifPixelType *pixels, int width,
-                                int height, size_t stride) {
+GIFR_HIDDEN int gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size, const GifPixelType *pixels, int width,
+                               int height, size_t stride, size_t limit) {
     if (min_size < 2) min_size = 2;
     const int clear = 1 << min_size, end = clear + 1;
-    code_writer w = {.out = out};
-    if (!gifr_append_byte(out, (unsigned char)min_size)) return false;
-    int size = min_size + 1, next = end + 1, limit = 1 << size;
+    code_writer w = {.out = out, .end = limit > SIZE_MAX - out->length ? SIZE_MAX : out->length + limit};
+    if (!gifr_append_byte(out, (unsigned char)min_size)) return -1;
+    int size = min_size + 1, next = end + 1, widen_at = 1 << size;
     new_dictionary(t);
     uint32_t generation = t->generation << 20;
     // giflib's order: a code is written at the current width, then the width grows if the next
     // code to assign no longer fits, then that code is assigned (or the table cleared).
 #define PUT(code)                                                                                             \
     do {                                                                                                      \
-        if (!put_code(&w, (code), size)) return false;                                                        \
-        if (next >= limit && (code) <= LZW_MAX_CODE) size++, limit <<= 1;                                     \
+        if (!put_code(&w, (code), size)) return w.status;                                                     \
+        if (next >= widen_at && (code) <= LZW_MAX_CODE) size++, widen_at <<= 1;                                     \
     } while (0)
     PUT(clear);
     int current = pixels[0];
@@ -83,7 +87,7 @@ GIFR_HIDDEN bool gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size
             current = row[x];
             if (next >= LZW_MAX_CODE) {
                 PUT(clear);
-                size = min_size + 1, next = end + 1, limit = 1 << size;
+                size = min_size + 1, next = end + 1, widen_at = 1 << size;
                 new_dictionary(t);
                 generation = t->generation << 20;
             } else {
@@ -96,10 +100,11 @@ GIFR_HIDDEN bool gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size
     PUT(end);
 #undef PUT
     while (w.count > 0) {
-        if (!put_byte(&w, (unsigned char)(w.bits & 0xff))) return false;
+        if (!put_byte(&w, (unsigned char)(w.bits & 0xff))) return w.status;
         w.bits >>= 8;
         w.count -= 8;
     }
-    if (w.block[0] && !gifr_append(out, w.block, (size_t)w.block[0] + 1)) return false;
-    return gifr_append_byte(out, 0);
+    if (w.block[0] && !gifr_append(out, w.block, (size_t)w.block[0] + 1)) return -1;
+    if (!gifr_append_byte(out, 0)) return -1;
+    return out->length >= w.end ? 1 : 0;
 }

@@ -29,8 +29,9 @@ typedef struct {
 
 /// Appends the candidate to out: its graphics control (when the frame had one or it needs
 /// transparency), image descriptor, local table and LZW data, starting at the fewest bits that
-/// hold its largest index. false on failure.
-static bool put_candidate(repacker *r, const gifr_frame *f, const candidate *c, gif_output *out) {
+/// hold its largest index. 0; 1 when out would reach `limit` bytes (given up part way); -1 on
+/// failure.
+static int put_candidate(repacker *r, const gifr_frame *f, const candidate *c, gif_output *out, size_t limit) {
     if (f->has_control || c->transparent >= 0) {
         GraphicsControlBlock control = f->has_control ? f->control
             : (GraphicsControlBlock){DISPOSAL_UNSPECIFIED, false, 0, NO_TRANSPARENT_COLOR};
@@ -39,7 +40,7 @@ static bool put_candidate(repacker *r, const gifr_frame *f, const candidate *c, 
         size_t length = EGifGCBToExtension(&control, bytes);
         if (!gifr_append_byte(out, 0x21) || !gifr_append_byte(out, GRAPHICS_EXT_FUNC_CODE) || !gifr_append_byte(out, (unsigned char)length)
             || !gifr_append(out, bytes, length) || !gifr_append_byte(out, 0))
-            return false;
+            return -1;
     }
     int largest = 0;
     size_t n = (size_t)c->width * (size_t)c->height;
@@ -47,28 +48,32 @@ static bool put_candidate(repacker *r, const gifr_frame *f, const candidate *c, 
         if (c->pixels[i] > largest) largest = c->pixels[i];
     int bits = gifr_bits_for(largest + 1);
     if (bits < 2) bits = 2;
-    const gif_output *data = gifr_lzw_encode(&r->lzw, bits, c);
-    if (!data) return false;
     const ColorMapObject *local = c->local ? c->local : f->local;
     unsigned char flags = local ? (unsigned char)(0x80 | ((local->BitsPerPixel - 1) & 7)) : 0;
     if (!gifr_append_byte(out, 0x2c) || !gifr_append_word(out, c->left) || !gifr_append_word(out, c->top)
         || !gifr_append_word(out, c->width) || !gifr_append_word(out, c->height) || !gifr_append_byte(out, flags))
-        return false;
-    if (local && !gifr_append(out, local->Colors, (size_t)3 << local->BitsPerPixel)) return false;
-    return gifr_append(out, data->bytes, data->length);
+        return -1;
+    if (local && !gifr_append(out, local->Colors, (size_t)3 << local->BitsPerPixel)) return -1;
+    if (out->length >= limit) return 1;
+    const gif_output *data = NULL;
+    int status = gifr_lzw_encode(&r->lzw, bits, c, limit - out->length, &data);
+    if (status != 0) return status;
+    return gifr_append(out, data->bytes, data->length) ? 0 : -1;
 }
 
-/// Keeps the candidate's bytes in *best when they are fewer. -1 on failure.
+/// Keeps the candidate's bytes in *best when they are fewer (a candidate that reaches the best's
+/// length is given up part way). -1 on failure.
 static int try_candidate(repacker *r, const gifr_frame *f, const candidate *c, gif_output *best) {
     gif_output trial = {0};
-    int status = put_candidate(r, f, c, &trial) && !trial.failed ? 0 : -1;
+    int status = put_candidate(r, f, c, &trial, best->bytes ? best->length : SIZE_MAX);
+    if (trial.failed) status = -1;
     if (status == 0 && (!best->bytes || trial.length < best->length)) {
         free(best->bytes);
         *best = trial;
         return 0;
     }
     free(trial.bytes);
-    return status;
+    return status < 0 ? -1 : 0;
 }
 
 /// Tries the candidate as it is and with a smaller local table.
@@ -139,6 +144,12 @@ static bool replace_unchanged(const repacker *r, const gifr_frame *f, rectangle 
     return true;
 }
 
+/// Whether two candidates of one rectangle write the same indices under the same transparency.
+static bool same_candidate(const candidate *a, const candidate *b) {
+    return a->transparent == b->transparent && a->local == b->local
+        && memcmp(a->pixels, b->pixels, (size_t)a->width * (size_t)a->height) == 0;
+}
+
 /// Writes the smallest of the frame's candidates: its own indices in the rectangle of pixels
 /// that change what is shown, the same with unchanged pixels transparent, and with unchanged
 /// pixels the colour already shown; each also under a smaller local table.
@@ -172,7 +183,8 @@ static int put_frame(repacker *r, const gifr_frame *f) {
                      may_clear && lowest_free < colours && lowest_free != t ? lowest_free : -1};
     candidate replaced;
     for (int k = 0; k < 2 && status == 0; k++)
-        if (clears[k] >= 0 && replace_unchanged(r, f, box, &own, NULL, clears[k], &replaced))
+        if (clears[k] >= 0 && replace_unchanged(r, f, box, &own, NULL, clears[k], &replaced)
+            && !same_candidate(&replaced, &own)) // a frame whose unchanged pixels are transparent already
             status = try_both_tables(r, f, &replaced, &best);
 
     // Unchanged pixels as the colour already shown (gifsicle's choice: long runs of one index

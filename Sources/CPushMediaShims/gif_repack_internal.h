@@ -88,8 +88,9 @@ GIFR_HIDDEN bool gifr_append(gif_output *out, const void *bytes, size_t count);
 GIFR_HIDDEN bool gifr_append_byte(gif_output *out, unsigned char byte);
 GIFR_HIDDEN bool gifr_append_word(gif_output *out, int word);
 /// The image data (code size byte, sub-blocks, terminator) of a candidate's pixels, whose
-/// largest index is below 2^bits; NULL on failure. Valid until the next call.
-GIFR_HIDDEN const gif_output *gifr_lzw_encode(gifr_lzw_encoders *r, int bits, const candidate *c);
+/// largest index is below 2^bits, in *data (valid until the next call): 0. 1 when it would take
+/// `limit` bytes or more (given up part way), -1 on failure.
+GIFR_HIDDEN int gifr_lzw_encode(gifr_lzw_encoders *r, int bits, const candidate *c, size_t limit, const gif_output **data);
 GIFR_HIDDEN void gifr_lzw_close(gifr_lzw_encoders *r);
 /// What gifr_read_frames calls with each frame, its indices read and checked; 0 to go on.
 typedef int (*gifr_frame_handler)(void *context, gifr_frame *frame);
@@ -108,9 +109,11 @@ GIFR_HIDDEN bool gifr_put_screen(const GifFileType *in, const ColorMapObject *ma
 // gif_lzw.c: LZW.
 /// Appends the image data (minimum code size byte, LZW codes in sub-blocks, terminator) of
 /// `height` rows of `width` indices, `stride` apart, each below 2^min_size (at least 2): the
-/// bytes giflib's encoder writes for them. false when out of memory.
-GIFR_HIDDEN bool gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size, const GifPixelType *pixels, int width,
-                                int height, size_t stride);
+/// bytes giflib's encoder writes for them. 0; 1 when they reach `limit` bytes (SIZE_MAX: no
+/// limit), checked a sub-block at a time, so that a candidate that cannot be the smallest is
+/// given up part way (out then holds part of them); -1 when out of memory.
+GIFR_HIDDEN int gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size, const GifPixelType *pixels, int width,
+                               int height, size_t stride, size_t limit);
 
 // gif_palette.c: colour tables.
 GIFR_HIDDEN int gifr_bits_for(int count);

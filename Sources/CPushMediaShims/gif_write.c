@@ -377,8 +377,8 @@ static int write_frame(gif_writer *w) {
         goto failed;
     // The code size is the frame's table's (the screen's for the global one): indices fit below it.
     int code_bits = local ? bits : table_bits(&w->global);
-    if (!gifr_lzw_write(w->lzw, out, code_bits, w->indices + (size_t)wt * (size_t)w->width + (size_t)wl, wr - wl + 1,
-                        wb - wt + 1, (size_t)w->width)
+    if (gifr_lzw_write(w->lzw, out, code_bits, w->indices + (size_t)wt * (size_t)w->width + (size_t)wl, wr - wl + 1,
+                       wb - wt + 1, (size_t)w->width, SIZE_MAX) != 0
         || out->failed)
         goto failed;
     w->number += 1;

@@ -169,8 +169,10 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *settings, unsigned char *
 /// before one image, indices outside the table, over 16 MP); -1: giflib could not read it.
 int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repacked, size_t *repacked_length);
 /// Tests: whether PushMedia's LZW encoder (gif_lzw.c) writes for `width` × `height` indices
-/// (each below 2^bits, 2…8) exactly the bytes giflib's encoder writes. 0 the same, 1 not, -1 failed.
-int pm_gif_lzw_matches_giflib(const unsigned char *pixels, int width, int height, int bits);
+/// (each below 2^bits, 2…8) exactly the bytes giflib's encoder writes. 0 the same; 2 it gave up
+/// at `limit` bytes (within a sub-block past it) having written the same bytes until then; 1
+/// not; -1 failed.
+int pm_gif_lzw_matches_giflib(const unsigned char *pixels, int width, int height, int bits, size_t limit);
 
 // ---- FFmpeg: loading, macros ----------------------------------------------------------------
 
