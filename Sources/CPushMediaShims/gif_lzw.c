@@ -4,9 +4,10 @@
 // one bit wider than the minimum code size, one bit more once the next code to assign needs it,
 // and a clear code instead of a new entry when the table holds 4,095 codes; sub-blocks of 255
 // bytes. What differs is the dictionary's lookup: giflib hashes each (prefix, pixel) key into
-// 8,192 slots, checked one by one and cleared slot by slot; here a key and its generation share
-// one 32-bit word in a table that is cleared by starting a new generation. giflib's encoder was a
-// quarter of an animation's CPU once the GIF writer no longer remapped every pixel.
+// 8,192 slots of two 32-bit words, cleared slot by slot; here a key and its code share one
+// 32-bit word, so the table is 32 KB (L1 cache: each pixel's lookup waits on the one before) and
+// cleared with one memset. giflib's encoder was a quarter of an animation's CPU once the GIF
+// writer no longer remapped every pixel.
 #include "gif_repack_internal.h"
 
 #include <string.h>
@@ -14,13 +15,7 @@
 #define LZW_MAX_CODE 4095
 #define SLOT_MASK (GIFR_LZW_SLOTS - 1)
 
-/// A fresh, empty dictionary: the next generation, or the table zeroed when generations run out.
-static void new_dictionary(gifr_lzw_table *t) {
-    if (++t->generation >= 1u << 12) {
-        memset(t->keys, 0, sizeof t->keys);
-        t->generation = 1;
-    }
-}
+static void new_dictionary(gifr_lzw_table *t) { memset(t->entries, 0, sizeof t->entries); }
 
 static inline uint32_t slot_of(uint32_t key) { return (key * 2654435761u) >> (32 - GIFR_LZW_SLOT_BITS); }
 
@@ -63,24 +58,23 @@ GIFR_HIDDEN int gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size,
     if (!gifr_append_byte(out, (unsigned char)min_size)) return -1;
     int size = min_size + 1, next = end + 1, widen_at = 1 << size;
     new_dictionary(t);
-    uint32_t generation = t->generation << 20;
     // giflib's order: a code is written at the current width, then the width grows if the next
     // code to assign no longer fits, then that code is assigned (or the table cleared).
 #define PUT(code)                                                                                             \
     do {                                                                                                      \
         if (!put_code(&w, (code), size)) return w.status;                                                     \
-        if (next >= widen_at && (code) <= LZW_MAX_CODE) size++, widen_at <<= 1;                                     \
+        if (next >= widen_at && (code) <= LZW_MAX_CODE) size++, widen_at <<= 1;                               \
     } while (0)
     PUT(clear);
     int current = pixels[0];
     for (int y = 0; y < height; y++) {
         const GifPixelType *row = pixels + (size_t)y * stride;
         for (int x = y == 0 ? 1 : 0; x < width; x++) {
-            const uint32_t key = generation | ((uint32_t)current << 8) | row[x];
-            uint32_t slot = slot_of(key);
-            while (t->keys[slot] >= generation && t->keys[slot] != key) slot = (slot + 1) & SLOT_MASK;
-            if (t->keys[slot] == key) {
-                current = t->codes[slot];
+            const uint32_t key = ((uint32_t)current << 8) | row[x];
+            uint32_t slot = slot_of(key), entry;
+            while ((entry = t->entries[slot]) && entry >> 12 != key) slot = (slot + 1) & SLOT_MASK;
+            if (entry) {
+                current = (int)(entry & 0xfff);
                 continue;
             }
             PUT(current);
@@ -89,10 +83,8 @@ GIFR_HIDDEN int gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size,
                 PUT(clear);
                 size = min_size + 1, next = end + 1, widen_at = 1 << size;
                 new_dictionary(t);
-                generation = t->generation << 20;
             } else {
-                t->keys[slot] = key;
-                t->codes[slot] = (uint16_t)next++;
+                t->entries[slot] = key << 12 | (uint32_t)next++;
             }
         }
     }

@@ -40,15 +40,13 @@ typedef struct {
     int transparent; // -1: none
 } candidate;
 
-#define GIFR_LZW_SLOT_BITS 14
+#define GIFR_LZW_SLOT_BITS 13
 #define GIFR_LZW_SLOTS (1u << GIFR_LZW_SLOT_BITS)
 
-/// LZW's dictionary (gif_lzw.c): keys (generation << 20 | prefix code << 8 | pixel) and their
-/// codes, open addressing; a new generation empties it.
+/// LZW's dictionary (gif_lzw.c), open addressing: each entry is its key (prefix code << 8 |
+/// pixel, 20 bits) << 12 | its code (258…4094, so 0 is an empty slot).
 typedef struct {
-    uint32_t keys[GIFR_LZW_SLOTS];
-    uint16_t codes[GIFR_LZW_SLOTS];
-    uint32_t generation;
+    uint32_t entries[GIFR_LZW_SLOTS];
 } gifr_lzw_table;
 
 /// An LZW encoder for the re-packing pass's candidates, with the output of the last one.
