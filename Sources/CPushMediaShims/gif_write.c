@@ -52,7 +52,7 @@ typedef struct {
     int max_colours;
     liq_attr *attr;
     // The image.
-    int width, height, frames;
+    int width, height, frames, bands;
     const int *delays;
     int delay_count;
     int loop;
@@ -268,6 +268,11 @@ static bool put_screen(gif_writer *w) {
 /// Marks the pixels the frame writes (`changed`) and returns their bounding rectangle.
 static void find_changes(gif_writer *w, int *left, int *top, int *right, int *bottom) {
     const int max_squared = (int)(w->max_error * w->max_error);
+    if (w->number == 0) { // the first frame is written whole
+        memset(w->changed, 1, (size_t)w->width * (size_t)w->height);
+        *left = 0, *top = 0, *right = w->width - 1, *bottom = w->height - 1;
+        return;
+    }
     *left = w->width, *top = w->height, *right = -1, *bottom = -1;
     for (int y = 0; y < w->height; y++) {
         size_t base = (size_t)y * (size_t)w->width;
@@ -275,8 +280,10 @@ static void find_changes(gif_writer *w, int *left, int *top, int *right, int *bo
         unsigned char *changed = w->changed + base;
         int first = -1, last = -1;
         for (int x = 0; x < w->width; x++, now += 4, then += 4) {
+            uint32_t a, b;
+            memcpy(&a, now, 4), memcpy(&b, then, 4);
             bool change;
-            if (w->number == 0) change = true;
+            if (a == b) change = false;
             else if (!now[3]) change = false; // cannot turn see-through: keeps what is shown
             else if (!then[3]) change = true;
             else {
@@ -299,9 +306,10 @@ static void find_changes(gif_writer *w, int *left, int *top, int *right, int *bo
 }
 
 static int write_frame(gif_writer *w) {
-    // libimagequant and the change test see alpha as on or off, as the GIF shows it.
+    // libimagequant and the change test see alpha as on or off, as the GIF shows it (rows of
+    // three bands arrive opaque).
     size_t n = (size_t)w->width * (size_t)w->height;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; w->bands == 4 && i < n; i++) {
         unsigned char *p = w->frame + i * 4;
         if (p[3] >= 128) p[3] = 255;
         else p[0] = p[1] = p[2] = p[3] = 0;
@@ -407,11 +415,13 @@ static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
     return 0;
 }
 
-/// 8-bit sRGB with or without alpha, as the writer reads it. A new reference in *out.
+/// 8-bit sRGB with or without alpha, as the writer reads it (grey, CMYK, 16-bit… converted). A
+/// new reference in *out.
 static int ready(VipsImage *in, VipsImage **out) {
     VipsImage *image = in, *next = NULL;
     g_object_ref(image);
-    if (image->Bands < 3 || image->BandFmt != VIPS_FORMAT_UCHAR) {
+    if (image->Bands < 3 || image->BandFmt != VIPS_FORMAT_UCHAR
+        || (image->Type != VIPS_INTERPRETATION_sRGB && vips_colourspace_issupported(image))) {
         if (vips_colourspace(image, &next, VIPS_INTERPRETATION_sRGB, NULL)) goto failed;
         g_object_unref(image), image = next;
     }
@@ -438,6 +448,7 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, s
     w.width = image->Xsize;
     w.height = vips_image_get_page_height(image);
     w.frames = image->Ysize / w.height;
+    w.bands = image->Bands;
     if ((guint64)w.width * (guint64)w.height > INT_MAX / 4 || w.width > 65535 || w.height > 65535) {
         vips_error("gif_write", "a %d×%d frame is too large for a GIF", w.width, w.height);
         g_object_unref(image);

@@ -1,4 +1,5 @@
 import CPushMediaShims
+import CVips
 import Foundation
 import Testing
 
@@ -182,6 +183,20 @@ struct GIFWriterTests {
         #expect(gif.frames == 1)
         let decoded = try Self.rgba(gif)[0]
         #expect(Self.differingPixels(decoded, frame) == 0)
+    }
+
+    @Test("grey and 16-bit frames are written as their sRGB colours")
+    func otherFormats() throws {
+        let values = (0..<32 * 16).map { UInt8($0 % 32 * 8) }
+        let grey = try Vips.Image.fromPixels(values, width: 32, height: 16, bands: 1)
+        grey.pointer.pointee.Type = VIPS_INTERPRETATION_B_W
+        let deep = try grey.colourspace(VIPS_INTERPRETATION_RGB16)
+        #expect(deep.bandFormat == VIPS_FORMAT_USHORT && deep.bands == 3)
+        for image in [grey, deep] {
+            let decoded = try Self.rgba(try GIFReader.read(try image.gifData(paletteBits: 8)))[0]
+            let rgb = values.flatMap { [$0, $0, $0] }
+            #expect(Self.differingPixels(decoded, rgb) == 0, "\(image.bands) bands, format \(image.bandFormat)")
+        }
     }
 
     @Test("a frame wider than a GIF can say is an error, not a crash")
