@@ -3,10 +3,11 @@
 // The same codes, byte for byte, as giflib's encoder (EGifPutLine): a clear code first, codes
 // one bit wider than the minimum code size, one bit more once the next code to assign needs it,
 // and a clear code instead of a new entry when the table holds 4,095 codes; sub-blocks of 255
-// bytes. What differs is the dictionary's lookup: giflib hashes each (prefix, pixel) key into
-// 8,192 slots of two 32-bit words, cleared slot by slot; here a key and its code share one
-// 32-bit word, so the table is 32 KB (L1 cache: each pixel's lookup waits on the one before) and
-// cleared with one memset. giflib's encoder was a quarter of an animation's CPU once the GIF
+// bytes. What differs is the dictionary's lookup. giflib packs key and code into 8,192 32-bit
+// slots too, but slots them by (key >> 12) ^ key, which puts one prefix's keys in neighbouring
+// slots, so linear probing walks long runs, and looks each pixel up through a function call;
+// here a multiplicative hash spreads them, inlined (the table is 32 KB, in L1 cache: each
+// pixel's lookup waits on the one before). giflib's encoder was a quarter of an animation's CPU once the GIF
 // writer no longer remapped every pixel.
 #include "gif_repack_internal.h"
 

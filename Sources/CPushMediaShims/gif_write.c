@@ -6,12 +6,12 @@
 //   1. What changed: a pixel whose colour is within `interframe_maxerror` of the colour last
 //      written at that place stays as it is shown (written transparent). The first frame is
 //      written whole.
-//   2. A palette for the rectangle of changed pixels only: its own colours when there are at
-//      most 2^bitdepth (255 at 8 bits), else libimagequant's. The global palette (the first
-//      frame's) is kept when it holds all of those exact colours or is within
-//      `interpalette_maxerror` of the new palette, else the previous frame's, else the new one
-//      becomes the frame's local palette. Without palette reuse (error 0), frames of few colours
-//      are written exactly.
+//   2. A palette for the changed pixels only: their own colours when there are at most
+//      2^bitdepth − 1 (255 at 8 bits: one index stays free for unchanged pixels), else
+//      libimagequant's. The global palette (the first frame's) is kept when it holds all of
+//      those exact colours or is within `interpalette_maxerror` of the new palette, else the
+//      previous frame's, else the new one becomes the frame's local palette. Without palette
+//      reuse (error 0), frames whose changed pixels have few colours are written exactly.
 //   3. Each changed pixel gets the nearest palette colour (RGB distance; a colour → index memo
 //      kept across frames while the palette stays), and a pixel whose nearest colour is the one
 //      already shown is not written either.
@@ -22,9 +22,10 @@
 // push animation do not change from frame to frame.
 //
 // A pixel cannot turn see-through once something was drawn there (frames are not disposed; as
-// with libvips' saver): it keeps what was shown. Memory: four frame-sized buffers (4 bytes a
-// pixel for the frame, the colours last written and the colours shown; 1 for the indices),
-// never frames × pixels.
+// with libvips' saver): it keeps what was shown. Memory: 18 bytes a pixel of one frame (4 each
+// for the frame, the colours last written, the colours shown and the changed pixels packed for
+// libimagequant; 1 each for the indices and the change marks), a 320 KB memo and the 32 KB LZW
+// table; never frames × pixels.
 #include "PushMediaShims.h"
 #include "gif_repack_internal.h"
 
@@ -62,6 +63,7 @@ typedef struct {
     unsigned char *shown;     // RGBA: the palette colour shown at each pixel (0: nothing)
     GifPixelType *indices;
     unsigned char *changed;   // 1 where the frame writes the pixel
+    unsigned char *packed;    // RGBA: the changed pixels, one after another, for libimagequant
     int row;                  // rows of the current frame received
     int number;               // frames written
     // Palettes.
@@ -95,6 +97,7 @@ static void palette_from_liq(gif_writer *w, const liq_palette *p, gifw_palette *
 /// to the nearest entry of `to` (a see-through entry only matches a see-through one).
 static double palette_distance(const gifw_palette *from, const gifw_palette *to) {
     if (from->count == 0) return 0;
+    if (to->count - (to->see_through >= 0) == 0) return INFINITY; // no colour to map to
     double total = 0;
     for (int i = 0; i < from->count; i++) {
         int best = 3 * 255 * 255;
@@ -155,8 +158,9 @@ static bool put_table(gif_output *out, const gifw_palette *p, int bits) {
     return gifr_append(out, table, (size_t)3 << bits);
 }
 
-/// The rectangle's own colours as a palette (a see-through entry first, as libimagequant puts
-/// it), when there are at most max_colours of them. false when there are more.
+/// The changed pixels' own colours (in the rectangle) as a palette (a see-through entry first, as
+/// libimagequant puts it; only the first frame has see-through pixels to write), when there are
+/// at most max_colours of them. false when there are more.
 static bool exact_palette(gif_writer *w, int left, int top, int width, int height, gifw_palette *into) {
     enum { SLOTS = 1024, EMPTY = 1 }; // EMPTY: no RGBA pixel reads 1 (see-through ones are all 0)
     uint32_t seen[SLOTS];
@@ -165,9 +169,11 @@ static bool exact_palette(gif_writer *w, int left, int top, int width, int heigh
     bool see_through = false;
     uint32_t colours[256];
     for (int y = top; y < top + height; y++) {
-        const unsigned char *p = w->frame + ((size_t)y * (size_t)w->width + (size_t)left) * 4;
+        size_t base = (size_t)y * (size_t)w->width + (size_t)left;
+        const unsigned char *p = w->frame + base * 4, *changed = w->changed + base;
         uint32_t last = EMPTY;
         for (int x = 0; x < width; x++, p += 4) {
+            if (!changed[x]) continue;
             uint32_t colour = p[3] ? 0xff000000u | ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2] : 0;
             if (colour == last) continue;
             last = colour;
@@ -204,17 +210,22 @@ static bool holds_all(const gifw_palette *whole, const gifw_palette *part) {
     return true;
 }
 
-/// libimagequant's palette for the rectangle, in w->fresh. false with a libvips error.
+/// libimagequant's palette for the changed pixels of the rectangle (packed in one row: at
+/// PushMedia's effort it quantises a histogram, so where pixels lie does not matter), in
+/// w->fresh. false with a libvips error.
 static bool quantise(gif_writer *w, int left, int top, int width, int height) {
-    const unsigned char **rows = g_new(const unsigned char *, height);
-    for (int y = 0; y < height; y++) rows[y] = w->frame + ((size_t)(top + y) * (size_t)w->width + (size_t)left) * 4;
-    liq_image *image = liq_image_create_rgba_rows(w->attr, (void **)rows, width, height, 0);
+    size_t count = 0;
+    for (int y = top; y < top + height; y++) {
+        size_t base = (size_t)y * (size_t)w->width + (size_t)left;
+        for (int x = 0; x < width; x++)
+            if (w->changed[base + (size_t)x]) memcpy(w->packed + 4 * count++, w->frame + (base + (size_t)x) * 4, 4);
+    }
+    liq_image *image = liq_image_create_rgba(w->attr, w->packed, (int)count, 1, 0);
     liq_result *result = NULL;
     liq_error status = image ? liq_image_quantize(image, w->attr, &result) : LIQ_OUT_OF_MEMORY;
     if (status == LIQ_OK) palette_from_liq(w, liq_get_palette(result), &w->fresh);
     if (result) liq_result_destroy(result);
     if (image) liq_image_destroy(image);
-    g_free(rows);
     if (status != LIQ_OK) {
         vips_error("gif_write", "frame %d: quantisation failed (libimagequant error %d)", w->number, (int)status);
         return false;
@@ -325,6 +336,7 @@ static int write_frame(gif_writer *w) {
 
     // Indices, and the rectangle of what is written after all.
     int wl = w->width, wt = w->height, wr = -1, wb = -1;
+    bool see_through_pixels = false; // the first frame's (its palette may have no alpha-0 entry)
     for (int y = top; y < top + ch; y++) {
         size_t base = (size_t)y * (size_t)w->width;
         for (int x = left; x < left + cw; x++) {
@@ -344,6 +356,7 @@ static int write_frame(gif_writer *w) {
                     }
                 } else {
                     memset(w->written + i * 4, 0, 4); // only on the first frame
+                    see_through_pixels = true;
                 }
             }
             w->indices[i] = index;
@@ -366,7 +379,7 @@ static int write_frame(gif_writer *w) {
     if (w->number == 0 && !put_screen(w)) goto failed;
     // Every frame after the first leaves unchanged pixels see-through; the first only when the
     // image has see-through pixels. Frames are left in place (disposal 1).
-    bool transparent = w->number > 0 || palette->see_through >= 0;
+    bool transparent = w->number > 0 || palette->see_through >= 0 || see_through_pixels;
     if (w->frames > 1 || transparent) {
         int delay = w->delays && w->number < w->delay_count ? w->delays[w->number] : 0;
         long centiseconds = lrint(delay / 10.0);
@@ -454,10 +467,15 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, s
         g_object_unref(image);
         return -1;
     }
-    w.max_error = s->interframe_maxerror < 0 ? 0 : s->interframe_maxerror;
+    // Clamped to the largest RGB distance (and NaN to 0), so that its square is an int.
+    w.max_error = s->interframe_maxerror > 0 ? (s->interframe_maxerror < 442 ? s->interframe_maxerror : 442) : 0;
     w.max_palette_error = s->reuse ? s->interpalette_maxerror : 0;
-    w.max_colours = s->bitdepth >= 8 ? 255 : 1 << (s->bitdepth < 1 ? 1 : s->bitdepth);
-    if (vips_image_get_typeof(image, "delay")) vips_image_get_array_int(image, "delay", (int **)&w.delays, &w.delay_count);
+    // 2^bitdepth − 1 colours, so that the index for unchanged pixels fits a table of 2^bitdepth
+    // (libimagequant wants 2 at least).
+    w.max_colours = s->bitdepth >= 8 ? 255 : s->bitdepth <= 1 ? 2 : (1 << s->bitdepth) - 1;
+    // Only an int array: libvips converts another type into a copy it frees before returning.
+    if (vips_image_get_typeof(image, "delay") == VIPS_TYPE_ARRAY_INT)
+        vips_image_get_array_int(image, "delay", (int **)&w.delays, &w.delay_count);
     if (vips_image_get_typeof(image, "loop")) vips_image_get_int(image, "loop", &w.loop);
 
     size_t n = (size_t)w.width * (size_t)w.height;
@@ -466,13 +484,14 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, s
     w.shown = g_try_malloc0(n * 4);
     w.indices = g_try_malloc(n);
     w.changed = g_try_malloc(n);
+    w.packed = g_try_malloc(n * 4);
     w.memo_colour = g_try_malloc(MEMO_SIZE * sizeof(uint32_t));
     w.memo_index = g_try_malloc(MEMO_SIZE);
     w.attr = liq_attr_create();
     w.lzw = g_try_malloc0(sizeof *w.lzw);
     int status = -1;
-    if (!w.frame || !w.written || !w.shown || !w.indices || !w.changed || !w.memo_colour || !w.memo_index || !w.attr
-        || !w.lzw) {
+    if (!w.frame || !w.written || !w.shown || !w.indices || !w.changed || !w.packed || !w.memo_colour || !w.memo_index
+        || !w.attr || !w.lzw) {
         vips_error("gif_write", "out of memory for a %d×%d frame", w.width, w.height);
         goto done;
     }
@@ -498,7 +517,7 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, s
 done:
     free(w.out.bytes);
     if (w.attr) liq_attr_destroy(w.attr);
-    g_free(w.frame), g_free(w.written), g_free(w.shown), g_free(w.indices), g_free(w.changed);
+    g_free(w.frame), g_free(w.written), g_free(w.shown), g_free(w.indices), g_free(w.changed), g_free(w.packed);
     g_free(w.memo_colour), g_free(w.memo_index), g_free(w.lzw);
     g_object_unref(image);
     return status;

@@ -161,6 +161,58 @@ struct GIFWriterTests {
         }
     }
 
+    @Test("few colours, low effort: see-through pixels of the first frame stay see-through when the palette has no see-through entry", arguments: [1, 2, 3])
+    func seeThroughWithFewColours(bits: Int) throws {
+        // Random colours, every tenth pixel see-through: at effort 3 libimagequant's palette of
+        // 2^bits − 1 colours may have no alpha-0 entry (found by review).
+        var random = CropGeometryTests.SeededRandom(state: 5)
+        let pixels = (0..<16 * 16).flatMap { i -> [UInt8] in
+            i % 10 == 0 ? [0, 0, 0, 0] : [UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), 255]
+        }
+        var settings = GIFSettings(paletteBits: bits)
+        settings.repack = false
+        let (_, gif) = try Self.written([pixels, pixels], width: 16, height: 16, bands: 4, settings: settings)
+        let decoded = try Self.rgba(gif)
+        for f in 0..<2 {
+            let wrong = (0..<16 * 16).filter { (decoded[f][$0 * 4 + 3] == 0) != ($0 % 10 == 0) }.count
+            #expect(wrong == 0, "\(bits) bits, frame \(f): \(wrong) pixels with the wrong alpha")
+        }
+    }
+
+    /// The colour tables of a GIF: the global one's size (0: none), then each image's local one (0: none).
+    static func tableSizes(_ gif: Data) throws -> (global: Int, locals: [Int]) {
+        let bytes = [UInt8](gif)
+        let blocks = try GIFRepackTests.blocks(bytes)
+        func size(_ flags: UInt8) -> Int { flags & 0x80 != 0 ? 1 << (Int(flags & 7) + 1) : 0 }
+        let locals = blocks.filter { bytes[$0.range.lowerBound] == 0x2C }.map { size(bytes[$0.range.lowerBound + 9]) }
+        return (size(bytes[10]), locals)
+    }
+
+    @Test("fewer bits give a smaller table: at most 2^bits − 1 colours, and the table of 2^bits entries holds the index for unchanged pixels", arguments: [2, 4, 7])
+    func paletteBits(bits: Int) throws {
+        let frames = Array(Self.fewColourFrames().prefix(2)) // 40 colours, a gradient-free mix
+        var settings = GIFSettings(paletteBits: bits)
+        settings.repack = false
+        let (data, _) = try Self.written(frames, width: 64, height: 32, bands: 3, settings: settings)
+        let tables = try Self.tableSizes(data)
+        #expect(tables.global <= 1 << bits, "\(bits) bits: a global table of \(tables.global)")
+        #expect(tables.locals.allSatisfy { $0 <= 1 << bits }, "\(bits) bits: local tables \(tables.locals)")
+    }
+
+    @Test("a frame's palette comes from its changed pixels only: see-through source pixels left as shown add no colour, so the global palette is kept")
+    func paletteOfChangedPixels() throws {
+        // 4×1: A B A B, then B, (see-through: left as shown), (see-through), A: both colours are
+        // in the global palette, so the second frame needs no local table (found by review).
+        let (a, b, clear): ([UInt8], [UInt8], [UInt8]) = ([200, 40, 40, 255], [40, 40, 200, 255], [0, 0, 0, 0])
+        let frames = [a + b + a + b, b + clear + clear + a]
+        for settings in Self.settings(interframeMaxError: 0) {
+            let (data, gif) = try Self.written(frames, width: 4, height: 1, bands: 4, settings: settings)
+            #expect(try Self.tableSizes(data).locals.allSatisfy { $0 == 0 }, "repack \(settings.repack)")
+            let decoded = try Self.rgba(gif)
+            #expect(decoded[1] == b + b + a + a, "repack \(settings.repack): \(decoded[1])")
+        }
+    }
+
     @Test("timing: delays and loop count as libvips' own saver writes them", arguments: [0, 1, 3])
     func timing(loop: Int) throws {
         let frames = Array(Self.fewColourFrames().prefix(3))

@@ -154,11 +154,10 @@ typedef struct {
 int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, const pm_gif_settings *settings);
 /// PushMedia's GIF writer (gif_write.c), for the same image and settings without dithering:
 /// per frame only the pixels that moved beyond interframe_maxerror get a palette (their own
-/// colours when at most 2^bitdepth, else libimagequant's for their rectangle), are mapped to
-/// the nearest palette colour and written; the global palette (the first frame's) or the
-/// previous frame's is kept when it holds those colours or is within interpalette_maxerror
-/// (0 when reuse is off). Reads a frame at a time. 0: *gif (free with free) holds *length
-/// bytes; -1: a libvips error.
+/// colours when at most 2^bitdepth − 1, else libimagequant's), are mapped to the nearest palette
+/// colour and written; the global palette (the first frame's) or the previous frame's is kept
+/// when it holds those colours or is within interpalette_maxerror (0 when reuse is off). Reads a
+/// frame at a time. 0: *gif (free with free) holds *length bytes; -1: a libvips error.
 int pm_gif_write(VipsImage *in, const pm_gif_settings *settings, unsigned char **gif, size_t *length);
 /// A lossless second pass over a GIF (giflib, gif_repack.c): each frame cut to the pixels that
 /// change what is shown, unchanged ones inside kept, transparent or the colour already shown
