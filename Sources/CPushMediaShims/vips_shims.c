@@ -164,6 +164,10 @@ int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, Vips
     return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, "gap", gap, NULL);
 }
 
+int pm_shrink(VipsImage *in, VipsImage **out, int hshrink, int vshrink) {
+    return vips_shrink(in, out, (double)hshrink, (double)vshrink, NULL);
+}
+
 int pm_resize_default(VipsImage *in, VipsImage **out, double hscale, double vscale) {
     return vips_resize(in, out, hscale, "vscale", vscale, NULL);
 }

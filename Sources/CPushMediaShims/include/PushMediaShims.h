@@ -97,6 +97,8 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
 int pm_autorot(VipsImage *in, VipsImage **out);
 /// Resize by hscale, vscale; `kernel` does the whole reduction down to 1/16 (box pre-shrink below).
 int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel);
+/// Box shrink by whole factors (vips_shrink): each output pixel the mean of a factor × factor block.
+int pm_shrink(VipsImage *in, VipsImage **out, int hshrink, int vshrink);
 /// libvips' resize with its defaults (Lanczos3, box pre-shrink with gap 2), the call
 /// vips_smartcrop's attention makes its 32x32 map with.
 int pm_resize_default(VipsImage *in, VipsImage **out, double hscale, double vscale);

@@ -42,6 +42,13 @@ extension Vips.Image {
         try Vips.call("resize") { pm_resize(pointer, $0, horizontal, vertical, VIPS_KERNEL_LANCZOS3) }
     }
 
+    /// Box-shrunk by a whole `factor` on both axes (each pixel the mean of a block); lazy, and
+    /// cheap to build, unlike a Lanczos resize whose kernel grows with the factor.
+    func shrunk(by factor: Int) throws -> Vips.Image {
+        guard factor > 1 else { return self }
+        return try Vips.call("shrink") { pm_shrink(pointer, $0, Int32(factor), Int32(factor)) }
+    }
+
     /// Reduced to `height` rows with libvips' vertical Lanczos3 (its vector path); lazy.
     func reducedHeight(to height: Int) throws -> Vips.Image {
         try Vips.call("reducev") { pm_reduce_height(pointer, $0, Int32(height)) }

@@ -15,7 +15,7 @@ enum RepresentativeFrame {
 
     /// The earliest frame with at least 80 % of the most detail (standard deviation) among
     /// evenly sampled frames: a frame that shows the content, early in the animation. The
-    /// sampled frames are read as 64 px proxies in one pass over the file.
+    /// sampled frames are read as 64 to 127 px proxies (box averages) in one pass over the file.
     static func find(in animation: Animation) throws -> Int {
         let step = max(1, animation.frameCount / sampledFrames)
         let indices = Array(stride(from: 0, to: animation.frameCount, by: step))
