@@ -43,6 +43,8 @@ typedef struct {
     unsigned generation;      // which palette the nearest-colour memo was filled for
 } gifw_palette;
 
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "take_rows widens RGB to RGBA a word at a time");
+
 #define MEMO_BITS 16
 #define MEMO_SIZE (1u << MEMO_BITS)
 
@@ -417,9 +419,18 @@ static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
     for (int y = 0; y < area->height; y++) {
         const unsigned char *from = VIPS_REGION_ADDR(region, 0, area->top + y);
         unsigned char *to = w->frame + (size_t)w->row * (size_t)w->width * 4;
-        if (bands == 4) memcpy(to, from, (size_t)w->width * 4);
-        else
-            for (int x = 0; x < w->width; x++, from += 3, to += 4) to[0] = from[0], to[1] = from[1], to[2] = from[2], to[3] = 255;
+        if (bands == 4) {
+            memcpy(to, from, (size_t)w->width * 4);
+        } else { // RGB → RGBA a word at a time (little-endian: alpha is the top byte); the last
+                 // pixel by bytes, as its word would read past the row
+            for (int x = 0; x + 1 < w->width; x++, from += 3, to += 4) {
+                uint32_t pixel;
+                memcpy(&pixel, from, 4);
+                pixel |= 0xff000000u;
+                memcpy(to, &pixel, 4);
+            }
+            to[0] = from[0], to[1] = from[1], to[2] = from[2], to[3] = 255;
+        }
         if (++w->row == w->height) {
             if (write_frame(w) != 0) return -1;
             w->row = 0;
