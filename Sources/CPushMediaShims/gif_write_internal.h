@@ -1,0 +1,66 @@
+// Shared by the GIF writer (gif_write.c: frames, changes, output) and its palettes
+// (gif_write_palette.c). Private to CPushMediaShims.
+#ifndef PUSHMEDIA_GIF_WRITE_INTERNAL_H
+#define PUSHMEDIA_GIF_WRITE_INTERNAL_H
+
+#include "gif_repack_internal.h"
+
+#include <libimagequant.h>
+
+/// A palette as written: opaque colours, and the index of a see-through entry if it has one.
+typedef struct {
+    int count;                // entries (at most 255, so one index is always free)
+    unsigned char rgb[256][3];
+    int see_through;          // an entry libimagequant made for alpha-0 pixels, or -1
+    unsigned generation;      // which palette the nearest-colour memo was filled for
+} gifw_palette;
+
+#define MEMO_BITS 16
+#define MEMO_SIZE (1u << MEMO_BITS)
+
+typedef struct {
+    // Settings.
+    double max_error;
+    double max_palette_error;
+    int max_colours;
+    liq_attr *attr;
+    // The image.
+    int width, height, frames, bands;
+    const int *delays;
+    int delay_count;
+    int loop;
+    // Per frame.
+    unsigned char *frame;     // RGBA, what the pipeline gives, alpha thresholded
+    unsigned char *written;   // RGBA: the source colour last written at each pixel (0: none yet)
+    unsigned char *shown;     // RGBA: the palette colour shown at each pixel (0: nothing)
+    GifPixelType *indices;
+    unsigned char *changed;   // 1 where the frame writes the pixel
+    unsigned char *packed;    // RGBA: the changed pixels, one after another, for libimagequant
+    int row;                  // rows of the current frame received
+    int number;               // frames written
+    // Palettes.
+    gifw_palette global, previous, fresh;
+    const gifw_palette *previous_used;
+    unsigned generations;
+    // The memo: colour (0x00RRGGBB) → index, for the palette of `memo_generation`.
+    uint32_t *memo_colour;
+    unsigned char *memo_index;
+    unsigned memo_generation;
+    // Output.
+    gif_output out;
+    gifr_lzw_table *lzw;
+} gif_writer;
+
+// gif_write_palette.c
+/// The palette for the current frame's changed pixels inside the rectangle (left, top, width,
+/// height): the global one, the previous frame's, or a new one (see gif_write_palette.c). NULL
+/// with a libvips error when quantising fails.
+GIFR_HIDDEN const gifw_palette *gifw_choose_palette(gif_writer *w, int left, int top, int width, int height);
+/// The index of the palette colour nearest to `colour` (0x00RRGGBB), through the writer's memo.
+GIFR_HIDDEN int gifw_nearest(gif_writer *w, const gifw_palette *p, uint32_t colour);
+/// log2 of a palette's table size: room for its colours and the index for unchanged pixels.
+GIFR_HIDDEN int gifw_table_bits(const gifw_palette *p);
+/// A palette's colour table, padded with black to 2^bits entries.
+GIFR_HIDDEN bool gifw_put_table(gif_output *out, const gifw_palette *p, int bits);
+
+#endif

@@ -1,0 +1,187 @@
+// The GIF writer's palettes (gif_write.c writes the frames): the changed pixels' own colours
+// when few, else libimagequant's; which palette a frame keeps (global, previous or new); the
+// nearest palette colour of a pixel, through a memo; colour tables as written.
+#include "PushMediaShims.h"
+#include "gif_write_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+static void palette_from_liq(gif_writer *w, const liq_palette *p, gifw_palette *into) {
+    into->count = (int)p->count;
+    into->see_through = -1;
+    for (unsigned i = 0; i < p->count; i++) {
+        into->rgb[i][0] = p->entries[i].r;
+        into->rgb[i][1] = p->entries[i].g;
+        into->rgb[i][2] = p->entries[i].b;
+        if (p->entries[i].a == 0 && into->see_through < 0) into->see_through = (int)i;
+    }
+    into->generation = ++w->generations;
+}
+
+/// How far `from` is from `to`: the root mean square, over `from`'s entries, of the distance
+/// to the nearest entry of `to` (a see-through entry only matches a see-through one).
+static double palette_distance(const gifw_palette *from, const gifw_palette *to) {
+    if (from->count == 0) return 0;
+    if (to->count - (to->see_through >= 0) == 0) return INFINITY; // no colour to map to
+    double total = 0;
+    for (int i = 0; i < from->count; i++) {
+        int best = 3 * 255 * 255;
+        bool clear = i == from->see_through;
+        for (int j = 0; j < to->count && best > 0; j++) {
+            bool other_clear = j == to->see_through;
+            if (clear || other_clear) {
+                if (clear && other_clear) best = 0;
+                continue;
+            }
+            int dr = from->rgb[i][0] - to->rgb[j][0], dg = from->rgb[i][1] - to->rgb[j][1],
+                db = from->rgb[i][2] - to->rgb[j][2];
+            int d = dr * dr + dg * dg + db * db;
+            if (d < best) best = d;
+        }
+        total += best;
+    }
+    return sqrt(total / (3.0 * from->count));
+}
+
+/// The index of the palette colour nearest to `colour` (0x00RRGGBB), through the memo.
+GIFR_HIDDEN int gifw_nearest(gif_writer *w, const gifw_palette *p, uint32_t colour) {
+    if (w->memo_generation != p->generation) {
+        memset(w->memo_colour, 0xff, MEMO_SIZE * sizeof(uint32_t)); // 0xffffffff: no colour
+        w->memo_generation = p->generation;
+    }
+    uint32_t slot = (colour * 2654435761u) >> (32 - MEMO_BITS);
+    if (w->memo_colour[slot] == colour) return w->memo_index[slot];
+    int r = (int)(colour >> 16), g = (int)((colour >> 8) & 0xff), b = (int)(colour & 0xff);
+    int best = INT_MAX, index = 0;
+    for (int i = 0; i < p->count; i++) {
+        if (i == p->see_through) continue;
+        int dr = r - p->rgb[i][0], dg = g - p->rgb[i][1], db = b - p->rgb[i][2];
+        int d = dr * dr + dg * dg + db * db;
+        if (d < best) {
+            best = d;
+            index = i;
+            if (d == 0) break;
+        }
+    }
+    w->memo_colour[slot] = colour;
+    w->memo_index[slot] = (unsigned char)index;
+    return index;
+}
+
+/// log2 of a palette's table size: room for its colours and the index written for unchanged
+/// pixels.
+GIFR_HIDDEN int gifw_table_bits(const gifw_palette *p) {
+    int bits = 1;
+    while ((1 << bits) < p->count + 1) bits++;
+    return bits;
+}
+
+/// A palette's colour table, padded with black to 2^bits entries.
+GIFR_HIDDEN bool gifw_put_table(gif_output *out, const gifw_palette *p, int bits) {
+    unsigned char table[256 * 3] = {0};
+    memcpy(table, p->rgb, (size_t)p->count * 3);
+    return gifr_append(out, table, (size_t)3 << bits);
+}
+
+/// The changed pixels' own colours (in the rectangle) as a palette (a see-through entry first, as
+/// libimagequant puts it; only the first frame has see-through pixels to write), when there are
+/// at most max_colours of them. false when there are more.
+static bool exact_palette(gif_writer *w, int left, int top, int width, int height, gifw_palette *into) {
+    enum { SLOTS = 1024, EMPTY = 1 }; // EMPTY: no RGBA pixel reads 1 (see-through ones are all 0)
+    uint32_t seen[SLOTS];
+    for (int i = 0; i < SLOTS; i++) seen[i] = EMPTY;
+    int count = 0;
+    bool see_through = false;
+    uint32_t colours[256];
+    for (int y = top; y < top + height; y++) {
+        size_t base = (size_t)y * (size_t)w->width + (size_t)left;
+        const unsigned char *p = w->frame + base * 4, *changed = w->changed + base;
+        uint32_t last = EMPTY;
+        for (int x = 0; x < width; x++, p += 4) {
+            if (!changed[x]) continue;
+            uint32_t colour = p[3] ? 0xff000000u | ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2] : 0;
+            if (colour == last) continue;
+            last = colour;
+            size_t slot = gifr_colour_slot(colour); // gif_palette.c's colour index slots colours alike
+            while (seen[slot] != EMPTY && seen[slot] != colour) slot = (slot + 1) & (SLOTS - 1);
+            if (seen[slot] == colour) continue;
+            if (count + see_through + 1 > w->max_colours) return false;
+            seen[slot] = colour;
+            if (colour) colours[count++] = colour;
+            else see_through = true;
+        }
+    }
+    into->see_through = see_through ? 0 : -1;
+    into->count = count + see_through;
+    if (see_through) into->rgb[0][0] = into->rgb[0][1] = into->rgb[0][2] = 0;
+    for (int i = 0; i < count; i++) {
+        unsigned char *rgb = into->rgb[i + see_through];
+        rgb[0] = (unsigned char)(colours[i] >> 16), rgb[1] = (unsigned char)(colours[i] >> 8), rgb[2] = (unsigned char)colours[i];
+    }
+    into->generation = ++w->generations;
+    return true;
+}
+
+/// Whether every colour of `part` (and its see-through entry, if any) is in `whole`.
+static bool holds_all(const gifw_palette *whole, const gifw_palette *part) {
+    if (part->see_through >= 0 && whole->see_through < 0) return false;
+    for (int i = 0; i < part->count; i++) {
+        if (i == part->see_through) continue;
+        bool found = false;
+        for (int j = 0; j < whole->count && !found; j++)
+            found = j != whole->see_through && memcmp(whole->rgb[j], part->rgb[i], 3) == 0;
+        if (!found) return false;
+    }
+    return true;
+}
+
+/// libimagequant's palette for the changed pixels of the rectangle (packed in one row: at
+/// PushMedia's effort it quantises a histogram, so where pixels lie does not matter), in
+/// w->fresh. false with a libvips error.
+static bool quantise(gif_writer *w, int left, int top, int width, int height) {
+    size_t count = 0;
+    for (int y = top; y < top + height; y++) {
+        size_t base = (size_t)y * (size_t)w->width + (size_t)left;
+        for (int x = 0; x < width; x++)
+            if (w->changed[base + (size_t)x]) memcpy(w->packed + 4 * count++, w->frame + (base + (size_t)x) * 4, 4);
+    }
+    liq_image *image = liq_image_create_rgba(w->attr, w->packed, (int)count, 1, 0);
+    liq_result *result = NULL;
+    liq_error status = image ? liq_image_quantize(image, w->attr, &result) : LIQ_OUT_OF_MEMORY;
+    if (status == LIQ_OK) palette_from_liq(w, liq_get_palette(result), &w->fresh);
+    if (result) liq_result_destroy(result);
+    if (image) liq_image_destroy(image);
+    if (status != LIQ_OK) {
+        vips_error("gif_write", "frame %d: quantisation failed (libimagequant error %d)", w->number, (int)status);
+        return false;
+    }
+    return true;
+}
+
+/// The palette for the current frame's changed rectangle (left, top, width, height): the global
+/// one, the previous frame's, or a new one. The new one is the rectangle's own colours when
+/// there are at most max_colours of them (kept when the global or previous palette holds them
+/// all), else libimagequant's. The global, else the previous palette, is kept when within
+/// max_palette_error of the new one. NULL with a libvips error when quantising fails.
+GIFR_HIDDEN const gifw_palette *gifw_choose_palette(gif_writer *w, int left, int top, int width, int height) {
+    if (w->number > 0 && (width == 0 || height == 0)) return w->previous_used;
+    if (exact_palette(w, left, top, width, height, &w->fresh)) {
+        if (w->number > 0 && holds_all(&w->global, &w->fresh)) return &w->global;
+        if (w->number > 0 && holds_all(w->previous_used, &w->fresh)) return w->previous_used;
+    } else if (!quantise(w, left, top, width, height)) {
+        return NULL;
+    }
+    if (w->number == 0) {
+        w->global = w->fresh;
+        return &w->global;
+    }
+    double to_global = palette_distance(&w->fresh, &w->global);
+    double to_previous = w->previous_used == &w->global ? to_global : palette_distance(&w->fresh, w->previous_used);
+    if (to_global <= to_previous && to_global < w->max_palette_error) return &w->global;
+    if (to_previous < w->max_palette_error) return w->previous_used;
+    w->previous = w->fresh;
+    return &w->previous;
+}
+
