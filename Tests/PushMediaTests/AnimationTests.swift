@@ -89,6 +89,20 @@ struct AnimationTests {
         #expect(item.warnings.contains { $0.contains("dropped frames") || $0.contains("colours") })
         #expect((item.delivery?.bytes ?? .max) <= Profile.default.delivery.notificationBytes)
     }
+
+    @Test("a pass stopped at a deadline lets its decode go when it ends, not when the deadline comes")
+    func killTimerReleasesTheImage() throws {
+        try Vips.start()
+        weak var released: Vips.Image?
+        try {
+            let image = try Vips.Image.noise(width: 64, height: 64)
+            released = image
+            // The item's deadline, far away: its cancelled timer must not keep the image.
+            let mean = try image.killed(at: .now + .seconds(600)) { try image.deviation() }
+            #expect(mean > 0)
+        }()
+        #expect(released == nil)
+    }
 }
 
 /// Reads a GIF back with libvips (all frames).

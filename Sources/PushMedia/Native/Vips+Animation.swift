@@ -69,7 +69,11 @@ extension Vips.Image {
         let item = DispatchWorkItem { target.kill() }
         let nanos = max(0, deadline.nanosecondsFromNow)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanos)), execute: item)
-        defer { item.cancel() }
+        defer {
+            item.cancel()
+            // A cancelled work item stays queued (with what it holds) until its deadline.
+            target.release()
+        }
         return try body()
     }
 
@@ -150,11 +154,15 @@ struct GIFSettings: Equatable, Sendable {
     }
 }
 
-/// The image ``Vips/Image/killed(at:_:)`` stops, held until the timer is cancelled.
+/// The image ``Vips/Image/killed(at:_:)`` stops, held until the work is over (``release()``):
+/// the cancelled timer keeps this object until the item's deadline, but not the image and the
+/// decoder state behind it.
 private final class KillTarget: @unchecked Sendable {
-    let image: Vips.Image
+    private let lock = NSLock()
+    private var image: Vips.Image?
     init(_ image: Vips.Image) { self.image = image }
-    func kill() { vips_image_set_kill(image.pointer, 1) }
+    func kill() { lock.withLock { image.map { vips_image_set_kill($0.pointer, 1) } } }
+    func release() { lock.withLock { image = nil } }
 }
 
 extension Vips.Image {
