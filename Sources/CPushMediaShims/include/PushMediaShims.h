@@ -154,6 +154,12 @@ typedef struct {
 /// Animated GIF (frames stacked vertically, page-height, delay and loop set on the image).
 /// cgif reads the image a frame at a time, so a lazy input is never held whole.
 int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, const pm_gif_settings *settings);
+/// PushMedia's GIF decoder (gif_read.c): the GIF at `path` as libvips' gifload makes it with
+/// n=-1 (frames stacked top to bottom, `page-height`; RGB, or RGBA when a frame has a
+/// transparent index; the same pixels), decoded lazily a frame at a time, each frame costing
+/// only its own rectangle. 0: *out; 1: a file it does not take (a frame outside the picture, a
+/// malformed or truncated block, a size libnsgif changes): use libvips; -1: a libvips error.
+int pm_gif_load(const char *path, VipsImage **out);
 /// PushMedia's GIF writer (gif_write.c), for the same image and settings without dithering:
 /// per frame only the pixels that moved beyond interframe_maxerror get a palette (their own
 /// colours when at most 2^bitdepth − 1, else libimagequant's), are mapped to the nearest palette

@@ -149,6 +149,25 @@ extension Vips.Image {
             .thumbnailImage(width: width, height: height, colourManaged: colourManaged)
     }
 
+    /// ``thumbnail(from:width:height:allPages:failOn:colourManaged:)`` of every frame of a GIF,
+    /// decoded by PushMedia's own GIF decoder (`pm_gif_load`, gif_read.c: libvips' pixels, each
+    /// frame costing only its own rectangle) instead of libvips' loader; nil for a file that
+    /// decoder leaves to libvips (a frame outside the picture, a malformed or truncated block).
+    static func gifThumbnail(path: String, width: Int, height: Int, colourManaged: Bool) throws -> Vips.Image? {
+        var frames: UnsafeMutablePointer<VipsImage>?
+        switch pm_gif_load(path, &frames) {
+        case 0:
+            guard let frames else { return nil }
+            let image = Vips.Image(owning: frames)
+            // vips_thumbnail_image reads its input sequentially (every frame, whatever is asked):
+            // only when there is something to do.
+            if image.width <= width && image.pageHeight <= height && !colourManaged { return image }
+            return try image.thumbnailImage(width: width, height: height, colourManaged: colourManaged)
+        case 1: return nil
+        default: throw Vips.Error(operation: "gif_read", message: Vips.takeError())
+        }
+    }
+
     /// `vips_thumbnail_image` of an image opened by ``shrunkOnLoad(_:width:height:allPages:failOn:)``.
     private func thumbnailImage(width: Int, height: Int, colourManaged: Bool) throws -> Vips.Image {
         try Vips.call("thumbnail") { pm_thumbnail_image(pointer, $0, Int32(width), Int32(height), colourManaged ? 1 : 0) }

@@ -48,14 +48,32 @@ struct Decoded {
         let path = run.input.path
         let deadline = run.deadline
         let colourManaged = image.needsColourManagement
-        let open = { () throws -> Vips.Image in
+        let libvipsOpen = { () throws -> Vips.Image in
             let decoded = try Vips.Image.thumbnail(
                 from: Vips.Source(path: path), width: plan.decode.width, height: plan.decode.height, allPages: true,
                 colourManaged: colourManaged)
             decoded.stopEvaluation(at: deadline)
             return try decoded.lazilyNormalizedToSRGB8()
         }
-        let header = try open()
+        let header = try libvipsOpen()
+        // A GIF's frames come from PushMedia's decoder when it takes the file and makes what
+        // libvips' loader does (size, frames, bands); every pass then costs each frame's own
+        // rectangle instead of libvips' whole canvas per frame.
+        var open = libvipsOpen
+        if image.source.format == .gif,
+            let own = try? Vips.Image.gifThumbnail(
+                path: path, width: plan.decode.width, height: plan.decode.height, colourManaged: colourManaged),
+            own.width == header.width, own.height == header.height, own.bands == header.bands,
+            own.pageHeight == header.pageHeight
+        {
+            open = {
+                guard let decoded = try Vips.Image.gifThumbnail(
+                    path: path, width: plan.decode.width, height: plan.decode.height, colourManaged: colourManaged)
+                else { return try libvipsOpen() }
+                decoded.stopEvaluation(at: deadline)
+                return try decoded.lazilyNormalizedToSRGB8()
+            }
+        }
         let frameHeight = header.pageHeight > 0 ? header.pageHeight : header.height / image.frames
         let frames = max(1, header.height / max(1, frameHeight))
         let delays = header.intArray(field: "delay") ?? []
