@@ -48,6 +48,7 @@ typedef struct {
     bool interlaced;
     int transparent;   // index, or -1
     int disposal;      // 0…3 (4 read as 3, as libnsgif does)
+    size_t bytes;      // LZW data bytes (sub-block headers left out)
 } gifd_frame;
 
 typedef struct {
@@ -64,7 +65,9 @@ typedef struct {
     bool has_saved;
     uint32_t *undo;       // frame `shown − 1` inside `undo_rect`, where `shown` differs from it
     VipsRect undo_rect;
-    unsigned char *indices;
+    unsigned char *indices; // a frame's indices (8 bytes spare: strings are copied 8 at a time)
+    unsigned char *packed;  // a frame's LZW data without its sub-block headers (8 bytes spare)
+    size_t max_bytes;
     uint32_t *offsets;    // LZW: where each code's string first appears in `indices`
     uint16_t *lengths;
 } gif_reader;
@@ -76,8 +79,9 @@ static void read_table(uint32_t *table, const unsigned char *rgb, int entries) {
         table[i] = (uint32_t)rgb[0] | (uint32_t)rgb[1] << 8 | (uint32_t)rgb[2] << 16 | 0xff000000u;
 }
 
-/// Skips data sub-blocks from `*at`; false when they run past the end.
-static bool skip_blocks(const gif_reader *r, size_t *at) {
+/// Skips data sub-blocks from `*at` (adding their data bytes to *bytes, when given); false when
+/// they run past the end.
+static bool skip_blocks(const gif_reader *r, size_t *at, size_t *bytes) {
     while (true) {
         if (*at >= r->length) return false;
         unsigned size = r->file[*at];
@@ -85,6 +89,7 @@ static bool skip_blocks(const gif_reader *r, size_t *at) {
         if (size == 0) return true;
         if (*at + size > r->length) return false;
         *at += size;
+        if (bytes) *bytes += size;
     }
 }
 
@@ -125,7 +130,7 @@ static int scan(gif_reader *r) {
                 if (next.disposal == 4) next.disposal = 3;
             }
             at += 2;
-            if (!skip_blocks(r, &at)) return 1;
+            if (!skip_blocks(r, &at, NULL)) return 1;
             continue;
         }
         if (f[at] != 0x2c || at + 10 > r->length) return 1;
@@ -145,7 +150,8 @@ static int scan(gif_reader *r) {
         if (at >= r->length || f[at] < 2 || f[at] > 11) return 1;
         next.data = at;
         at += 1;
-        if (!skip_blocks(r, &at)) return 1;
+        if (!skip_blocks(r, &at, &next.bytes)) return 1;
+        if (next.bytes > r->max_bytes) r->max_bytes = next.bytes;
         if (r->count == 4096) return 1;
         if ((size_t)r->count == capacity) {
             capacity = capacity ? capacity * 2 : 64;
@@ -164,33 +170,37 @@ static int scan(gif_reader *r) {
 
 /// Decodes a frame's LZW data into r->indices (at most width × height). Returns the indices
 /// decoded (the data may end early, or with an early end code), or -1 where libnsgif fails: a
-/// code the table does not hold yet, or an end code as the first code after a clear.
+/// code the table does not hold yet, or an end code as the first code after a clear. The data
+/// is first gathered without its sub-block headers, so a code is one unaligned load; a string
+/// is copied from where it was last written, 8 bytes at a time when it does not overlap its copy.
 static long decode_indices(gif_reader *r, const gifd_frame *frame) {
-    const unsigned char *f = r->file;
+    // Locals (restrict): stores through the byte pointers would otherwise reload every field.
+    const unsigned char *restrict f = r->file;
+    unsigned char *restrict packed = r->packed, *restrict out = r->indices;
+    uint32_t *restrict offsets = r->offsets;
+    uint16_t *restrict lengths = r->lengths;
+    size_t bytes = 0;
+    for (size_t at = frame->data + 1; f[at]; at += 1 + f[at]) { // the scan checked the blocks
+        memcpy(packed + bytes, f + at + 1, f[at]);
+        bytes += f[at];
+    }
+    memset(packed + bytes, 0, 8);
+    // libnsgif reads one byte past a code that ends on a byte boundary: a last code ending
+    // exactly where the data ends is lost, like one cut short.
+    const uint64_t total = (uint64_t)bytes * 8;
     const size_t capacity = (size_t)frame->width * (size_t)frame->height;
-    unsigned char *out = r->indices;
     const int min_size = f[frame->data];
     const unsigned clear = 1u << min_size, end = clear + 1;
-    size_t at = frame->data + 1, block_end = at; // the data sub-block being read: (at, block_end]
-    uint32_t bits = 0;
-    int have = 0, size = min_size + 1;
+    int size = min_size + 1;
+    uint64_t position = 0;
     unsigned next = clear + 2, previous = UINT32_MAX;
     size_t written = 0;
     while (written < capacity) {
-        while (have < size) { // more bits, across sub-blocks
-            if (at == block_end) {
-                if (at >= r->length || f[at] == 0) return (long)written; // the data ended
-                block_end = at + 1 + f[at];
-                at += 1;
-            }
-            bits |= (uint32_t)f[at++] << have;
-            have += 8;
-        }
-        unsigned code = bits & ((1u << size) - 1);
-        bits >>= size, have -= size;
-        // libnsgif reads one byte past a code that ends on a byte boundary: the last code of the
-        // data, ending exactly where the data ends, is lost.
-        if (have == 0 && at == block_end && (at >= r->length || f[at] == 0)) return (long)written;
+        if (position + (uint64_t)size >= total) return (long)written; // the data ended
+        uint64_t word;
+        memcpy(&word, packed + (position >> 3), 8);
+        unsigned code = (unsigned)(word >> (position & 7)) & ((1u << size) - 1);
+        position += (uint64_t)size;
         if (code == clear) {
             size = min_size + 1, next = clear + 2, previous = UINT32_MAX;
             continue;
@@ -200,28 +210,29 @@ static long decode_indices(gif_reader *r, const gifd_frame *frame) {
         if (code < clear) {
             out[written++] = (unsigned char)code;
             length = 1;
-        } else if (previous != UINT32_MAX && code < next) {
-            length = r->lengths[code];
-            size_t from = r->offsets[code], n = length < capacity - written ? length : capacity - written;
-            for (size_t i = 0; i < n; i++) out[written + i] = out[from + i];
-            written += n;
-        } else if (previous != UINT32_MAX && code == next) { // the previous string and its first index
-            length = (size_t)r->lengths[previous] + 1;
-            size_t from = r->offsets[previous], n = length < capacity - written ? length : capacity - written;
-            for (size_t i = 0; i < n; i++) out[written + i] = out[from + i]; // overlaps: byte by byte
+        } else if (previous != UINT32_MAX && code <= next) {
+            // An entry, or (code == next) the previous string and its own first index.
+            unsigned from_code = code < next ? code : previous;
+            length = (size_t)lengths[from_code] + (code == next);
+            size_t from = offsets[from_code], n = length < capacity - written ? length : capacity - written;
+            if (written - from >= 8) {
+                for (size_t i = 0; i < n; i += 8) memcpy(out + written + i, out + from + i, 8);
+            } else {
+                for (size_t i = 0; i < n; i++) out[written + i] = out[from + i]; // overlaps: byte by byte
+            }
             written += n;
         } else {
             return -1;
         }
         if (previous != UINT32_MAX && next < 4096) { // previous string + this one's first index
-            r->offsets[next] = r->offsets[previous];
-            r->lengths[next] = (uint16_t)(r->lengths[previous] + 1);
+            offsets[next] = offsets[previous];
+            lengths[next] = (uint16_t)(lengths[previous] + 1);
             next++;
             if (next == (1u << size) && size < 12) size++;
         }
         // Where this code's string was just written: the next entry is it plus the next index.
-        r->offsets[code] = (uint32_t)start;
-        r->lengths[code] = (uint16_t)length;
+        offsets[code] = (uint32_t)start;
+        lengths[code] = (uint16_t)length;
         previous = code;
     }
     return (long)written;
@@ -362,7 +373,7 @@ static void free_reader(gif_reader *r) {
     if (!r) return;
     g_mutex_clear(&r->lock);
     if (r->file) munmap((void *)r->file, r->length);
-    free(r->frames), free(r->canvas), free(r->saved), free(r->undo), free(r->indices), free(r->offsets),
+    free(r->frames), free(r->canvas), free(r->saved), free(r->undo), free(r->indices), free(r->packed), free(r->offsets),
         free(r->lengths);
     free(r);
 }
@@ -403,11 +414,12 @@ int pm_gif_load(const char *path, VipsImage **out) {
         return 1;
     }
     size_t pixels = (size_t)r->width * (size_t)r->height;
-    r->canvas = malloc(pixels * 4), r->undo = malloc(pixels * 4), r->indices = malloc(pixels);
+    r->canvas = malloc(pixels * 4), r->undo = malloc(pixels * 4), r->indices = malloc(pixels + 8);
+    r->packed = malloc(r->max_bytes + 8);
     r->offsets = malloc(4096 * sizeof *r->offsets), r->lengths = malloc(4096 * sizeof *r->lengths);
     for (int i = 0; i < r->count && !r->saved; i++)
         if (r->frames[i].disposal == 3 && !(r->saved = malloc(pixels * 4))) break;
-    if (!r->canvas || !r->undo || !r->indices || !r->offsets || !r->lengths) {
+    if (!r->canvas || !r->undo || !r->indices || !r->packed || !r->offsets || !r->lengths) {
         vips_error("gif_read", "out of memory");
         free_reader(r);
         return -1;
