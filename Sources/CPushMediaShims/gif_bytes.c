@@ -122,8 +122,27 @@ static bool repackable(const GifFileType *in, const gifr_frame *f) {
         && !(f->has_control && f->control.DisposalMode > DISPOSE_DO_NOT);
 }
 
-GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_output *extensions,
-                                 gifr_frame_handler handle, void *context) {
+/// A frame's indices, all width × height of them: its compressed sub-blocks as giflib reads them
+/// (DGifGetCode), gathered into `data` and decoded by gifr_lzw_decode. 0; 1 for a code size the
+/// pass does not take; -1 when the data does not decode to every index.
+static int read_indices(GifFileType *in, GifPixelType *pixels, size_t count, gif_output *data, gifr_lzw_strings *strings) {
+    int code_size = 0;
+    GifByteType *block = NULL;
+    data->length = 0;
+    if (DGifGetCode(in, &code_size, &block) != GIF_OK) return -1;
+    while (block) {
+        if (!gifr_append(data, block + 1, block[0])) return -1;
+        if (DGifGetCodeNext(in, &block) != GIF_OK) return -1;
+    }
+    static const unsigned char spare[8] = {0};
+    if (code_size < 2 || code_size > 8) return 1;
+    size_t bytes = data->length;
+    if (!gifr_append(data, spare, sizeof spare)) return -1;
+    return gifr_lzw_decode(data->bytes, bytes, code_size, pixels, count, strings) == (long)count ? 0 : -1;
+}
+
+static int read_frames(GifFileType *in, GifPixelType *pixels, gif_output *extensions, gifr_frame_handler handle,
+                       void *context, gif_output *data, gifr_lzw_strings *strings) {
     gifr_frame next = {0};
     int index = 0, status = 0;
     GifRecordType record = UNDEFINED_RECORD_TYPE;
@@ -140,8 +159,8 @@ GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_outp
             if (!repackable(in, &next)) return 1;
             next.left = d->Left, next.top = d->Top, next.width = d->Width, next.height = d->Height;
             next.pixels = pixels;
-            if (DGifGetLine(in, pixels, d->Width * d->Height) != GIF_OK) return -1;
             size_t n = (size_t)d->Width * (size_t)d->Height;
+            if ((status = read_indices(in, pixels, n, data, strings)) != 0) return status;
             int t = next.has_control ? next.control.TransparentColor : -1;
             for (size_t i = 0; i < n; i++) // decoders differ on indices past the table, unless transparent
                 if (pixels[i] >= next.colours->ColorCount && pixels[i] != t) return 1;
@@ -149,6 +168,16 @@ GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_outp
             next = (gifr_frame){0};
         }
     }
+    return status;
+}
+
+GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_output *extensions,
+                                 gifr_frame_handler handle, void *context) {
+    gif_output data = {0};
+    gifr_lzw_strings *strings = malloc(sizeof *strings);
+    int status = strings ? read_frames(in, pixels, extensions, handle, context, &data, strings) : -1;
+    free(strings);
+    free(data.bytes);
     return status;
 }
 

@@ -1,4 +1,11 @@
-// GIF's LZW encoder, for the GIF writer (gif_write.c) and the re-packing pass (gif_repack.c).
+// GIF's LZW encoder, for the GIF writer (gif_write.c) and the re-packing pass (gif_repack.c),
+// and its decoder, for PushMedia's GIF decoder (gif_read.c) and the re-packing pass's reading.
+//
+// The decoder reads a frame's data gathered without its sub-block headers, so a code is one
+// unaligned load, and copies a string from where it was last written (8 bytes at a time when it
+// does not overlap its copy) instead of walking a prefix chain. It fails where libnsgif (libvips
+// 8.14's loader) fails: a code the table does not hold yet, an end code first after a clear; and
+// like libnsgif it drops a last code that ends exactly where the data ends.
 //
 // The same codes, byte for byte, as giflib's encoder (EGifPutLine): a clear code first, codes
 // one bit wider than the minimum code size, one bit more once the next code to assign needs it,
@@ -100,4 +107,64 @@ GIFR_HIDDEN int gifr_lzw_write(gifr_lzw_table *t, gif_output *out, int min_size,
     if (w.block[0] && !gifr_append(out, w.block, (size_t)w.block[0] + 1)) return -1;
     if (!gifr_append_byte(out, 0)) return -1;
     return out->length >= w.end ? 1 : 0;
+}
+
+// ---- decoding ----------------------------------------------------------------------------------
+
+GIFR_HIDDEN long gifr_lzw_decode(const unsigned char *data, size_t bytes, int min_size, unsigned char *indices,
+                                 size_t capacity, gifr_lzw_strings *strings) {
+    // Locals (restrict): stores through the byte pointers would otherwise reload every field.
+    const unsigned char *restrict packed = data;
+    unsigned char *restrict out = indices;
+    uint32_t *restrict offsets = strings->offsets;
+    uint16_t *restrict lengths = strings->lengths;
+    // libnsgif reads one byte past a code that ends on a byte boundary: a last code ending
+    // exactly where the data ends is lost, like one cut short.
+    const uint64_t total = (uint64_t)bytes * 8;
+    const unsigned clear = 1u << min_size, end = clear + 1;
+    int size = min_size + 1;
+    uint64_t position = 0;
+    unsigned next = clear + 2, previous = UINT32_MAX;
+    size_t written = 0;
+    while (written < capacity) {
+        if (position + (uint64_t)size >= total) return (long)written; // the data ended
+        uint64_t word;
+        memcpy(&word, packed + (position >> 3), 8);
+        unsigned code = (unsigned)(word >> (position & 7)) & ((1u << size) - 1);
+        position += (uint64_t)size;
+        if (code == clear) {
+            size = min_size + 1, next = clear + 2, previous = UINT32_MAX;
+            continue;
+        }
+        if (code == end) return previous == UINT32_MAX ? -1 : (long)written; // libnsgif: no end code first
+        size_t start = written, length;
+        if (code < clear) {
+            out[written++] = (unsigned char)code;
+            length = 1;
+        } else if (previous != UINT32_MAX && code <= next) {
+            // An entry, or (code == next) the previous string and its own first index.
+            unsigned from_code = code < next ? code : previous;
+            length = (size_t)lengths[from_code] + (code == next);
+            size_t from = offsets[from_code], n = length < capacity - written ? length : capacity - written;
+            if (written - from >= 8) {
+                for (size_t i = 0; i < n; i += 8) memcpy(out + written + i, out + from + i, 8);
+            } else {
+                for (size_t i = 0; i < n; i++) out[written + i] = out[from + i]; // overlaps: byte by byte
+            }
+            written += n;
+        } else {
+            return -1;
+        }
+        if (previous != UINT32_MAX && next < 4096) { // previous string + this one's first index
+            offsets[next] = offsets[previous];
+            lengths[next] = (uint16_t)(lengths[previous] + 1);
+            next++;
+            if (next == (1u << size) && size < 12) size++;
+        }
+        // Where this code's string was just written: the next entry is it plus the next index.
+        offsets[code] = (uint32_t)start;
+        lengths[code] = (uint16_t)length;
+        previous = code;
+    }
+    return (long)written;
 }

@@ -28,6 +28,7 @@
 // where the current one differs (so two threads reading neighbouring frames do not restart the
 // decode): never frames × pixels. Requests for an earlier frame decode again from the start.
 #include "PushMediaShims.h"
+#include "gif_repack_internal.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "generate packs RGBA into RGB words");
 
@@ -68,8 +69,7 @@ typedef struct {
     unsigned char *indices; // a frame's indices (8 bytes spare: strings are copied 8 at a time)
     unsigned char *packed;  // a frame's LZW data without its sub-block headers (8 bytes spare)
     size_t max_bytes;
-    uint32_t *offsets;    // LZW: where each code's string first appears in `indices`
-    uint16_t *lengths;
+    gifr_lzw_strings strings;
 } gif_reader;
 
 static uint16_t word_at(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
@@ -168,74 +168,18 @@ static int scan(gif_reader *r) {
     return 0;
 }
 
-/// Decodes a frame's LZW data into r->indices (at most width × height). Returns the indices
-/// decoded (the data may end early, or with an early end code), or -1 where libnsgif fails: a
-/// code the table does not hold yet, or an end code as the first code after a clear. The data
-/// is first gathered without its sub-block headers, so a code is one unaligned load; a string
-/// is copied from where it was last written, 8 bytes at a time when it does not overlap its copy.
+/// Decodes a frame's LZW data into r->indices (at most width × height): its sub-blocks gathered
+/// without their headers, then gifr_lzw_decode. Returns the indices decoded, or -1.
 static long decode_indices(gif_reader *r, const gifd_frame *frame) {
-    // Locals (restrict): stores through the byte pointers would otherwise reload every field.
-    const unsigned char *restrict f = r->file;
-    unsigned char *restrict packed = r->packed, *restrict out = r->indices;
-    uint32_t *restrict offsets = r->offsets;
-    uint16_t *restrict lengths = r->lengths;
+    const unsigned char *f = r->file;
     size_t bytes = 0;
     for (size_t at = frame->data + 1; f[at]; at += 1 + f[at]) { // the scan checked the blocks
-        memcpy(packed + bytes, f + at + 1, f[at]);
+        memcpy(r->packed + bytes, f + at + 1, f[at]);
         bytes += f[at];
     }
-    memset(packed + bytes, 0, 8);
-    // libnsgif reads one byte past a code that ends on a byte boundary: a last code ending
-    // exactly where the data ends is lost, like one cut short.
-    const uint64_t total = (uint64_t)bytes * 8;
-    const size_t capacity = (size_t)frame->width * (size_t)frame->height;
-    const int min_size = f[frame->data];
-    const unsigned clear = 1u << min_size, end = clear + 1;
-    int size = min_size + 1;
-    uint64_t position = 0;
-    unsigned next = clear + 2, previous = UINT32_MAX;
-    size_t written = 0;
-    while (written < capacity) {
-        if (position + (uint64_t)size >= total) return (long)written; // the data ended
-        uint64_t word;
-        memcpy(&word, packed + (position >> 3), 8);
-        unsigned code = (unsigned)(word >> (position & 7)) & ((1u << size) - 1);
-        position += (uint64_t)size;
-        if (code == clear) {
-            size = min_size + 1, next = clear + 2, previous = UINT32_MAX;
-            continue;
-        }
-        if (code == end) return previous == UINT32_MAX ? -1 : (long)written; // libnsgif: no end code first
-        size_t start = written, length;
-        if (code < clear) {
-            out[written++] = (unsigned char)code;
-            length = 1;
-        } else if (previous != UINT32_MAX && code <= next) {
-            // An entry, or (code == next) the previous string and its own first index.
-            unsigned from_code = code < next ? code : previous;
-            length = (size_t)lengths[from_code] + (code == next);
-            size_t from = offsets[from_code], n = length < capacity - written ? length : capacity - written;
-            if (written - from >= 8) {
-                for (size_t i = 0; i < n; i += 8) memcpy(out + written + i, out + from + i, 8);
-            } else {
-                for (size_t i = 0; i < n; i++) out[written + i] = out[from + i]; // overlaps: byte by byte
-            }
-            written += n;
-        } else {
-            return -1;
-        }
-        if (previous != UINT32_MAX && next < 4096) { // previous string + this one's first index
-            offsets[next] = offsets[previous];
-            lengths[next] = (uint16_t)(lengths[previous] + 1);
-            next++;
-            if (next == (1u << size) && size < 12) size++;
-        }
-        // Where this code's string was just written: the next entry is it plus the next index.
-        offsets[code] = (uint32_t)start;
-        lengths[code] = (uint16_t)length;
-        previous = code;
-    }
-    return (long)written;
+    memset(r->packed + bytes, 0, 8);
+    return gifr_lzw_decode(r->packed, bytes, f[frame->data], r->indices, (size_t)frame->width * (size_t)frame->height,
+                           &r->strings);
 }
 
 /// The rows of a frame in the order its data holds them (interlaced: every 8th from 0, every
@@ -373,8 +317,7 @@ static void free_reader(gif_reader *r) {
     if (!r) return;
     g_mutex_clear(&r->lock);
     if (r->file) munmap((void *)r->file, r->length);
-    free(r->frames), free(r->canvas), free(r->saved), free(r->undo), free(r->indices), free(r->packed), free(r->offsets),
-        free(r->lengths);
+    free(r->frames), free(r->canvas), free(r->saved), free(r->undo), free(r->indices), free(r->packed);
     free(r);
 }
 
@@ -416,10 +359,9 @@ int pm_gif_load(const char *path, VipsImage **out) {
     size_t pixels = (size_t)r->width * (size_t)r->height;
     r->canvas = malloc(pixels * 4), r->undo = malloc(pixels * 4), r->indices = malloc(pixels + 8);
     r->packed = malloc(r->max_bytes + 8);
-    r->offsets = malloc(4096 * sizeof *r->offsets), r->lengths = malloc(4096 * sizeof *r->lengths);
     for (int i = 0; i < r->count && !r->saved; i++)
         if (r->frames[i].disposal == 3 && !(r->saved = malloc(pixels * 4))) break;
-    if (!r->canvas || !r->undo || !r->indices || !r->packed || !r->offsets || !r->lengths) {
+    if (!r->canvas || !r->undo || !r->indices || !r->packed) {
         vips_error("gif_read", "out of memory");
         free_reader(r);
         return -1;

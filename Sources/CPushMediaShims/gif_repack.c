@@ -230,7 +230,7 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
     if (area == 0 || area > (size_t)1 << 24) status = 1;
     if (status == 0) {
         r.canvas = calloc(area, sizeof(uint32_t));
-        pixels = malloc(area);
+        pixels = malloc(area + 8); // gifr_lzw_decode's spare bytes
         r.changed = malloc(area);
         r.scratch[0] = malloc(area);
         r.scratch[1] = malloc(area);

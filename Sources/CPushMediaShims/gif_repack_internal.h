@@ -49,6 +49,19 @@ typedef struct {
     uint32_t entries[GIFR_LZW_SLOTS];
 } gifr_lzw_table;
 
+/// The decoder's strings: where each code's string was last written, and its length.
+typedef struct {
+    uint32_t offsets[4096];
+    uint16_t lengths[4096];
+} gifr_lzw_strings;
+
+/// Decodes LZW `data` (a frame's sub-blocks without their headers, `bytes` long, 8 readable
+/// bytes after them) of minimum code size `min_size` into at most `capacity` indices (`indices`
+/// has 8 bytes spare after them). Returns the indices decoded (fewer when the data or an end
+/// code comes first), or -1 for data libnsgif fails on.
+GIFR_HIDDEN long gifr_lzw_decode(const unsigned char *data, size_t bytes, int min_size, unsigned char *indices,
+                                 size_t capacity, gifr_lzw_strings *strings);
+
 /// An LZW encoder for the re-packing pass's candidates, with the output of the last one.
 typedef struct {
     gifr_lzw_table *table; // allocated on first use
