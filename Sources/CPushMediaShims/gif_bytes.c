@@ -1,7 +1,7 @@
-// The GIF re-packing pass's input and output (gif_repack.c): giflib reading from memory a frame
-// at a time (gifr_read_frames, the one reader of both passes: the palette count and the
-// re-packing), writing to memory, the GIF structure written byte by byte, and giflib's LZW
-// encoder for a frame's data.
+// The GIF re-packing pass's input and output (gif_repack.c): giflib reading the blocks from
+// memory a frame at a time, a frame's codes decoded by gifr_lzw_decode (gifr_read_frames, the
+// one reader of both passes: the palette count and the re-packing), writing to memory, and the
+// GIF structure written byte by byte.
 #include "gif_repack_internal.h"
 
 #include <stdlib.h>

@@ -23,10 +23,10 @@
 // a frame reaching outside the picture, a truncated or malformed block structure, a code size
 // outside 2…11, more than 4,096 frames, a size libnsgif would change.
 //
-// Memory: the file, the canvas (4 bytes a pixel), a frame's indices (1 byte a pixel), the
-// canvas before a frame with disposal 3 when there is one, and the previous frame's pixels
-// where the current one differs (so two threads reading neighbouring frames do not restart the
-// decode): never frames × pixels. Requests for an earlier frame decode again from the start.
+// Memory: the file (mapped), the canvas (4 bytes a pixel), a frame's indices (1 byte a pixel)
+// and LZW data, the canvas before a frame with disposal 3 when there is one, and the previous
+// frame's pixels where the current one differs (so two threads reading neighbouring frames do
+// not restart the decode): never frames × pixels. Requests for an earlier frame decode again from the start.
 #include "PushMediaShims.h"
 #include "gif_repack_internal.h"
 
