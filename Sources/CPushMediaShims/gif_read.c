@@ -147,7 +147,8 @@ static int scan(gif_reader *r) {
             at += (size_t)next.entries * 3;
             if (at > r->length) return 1;
         }
-        if (at >= r->length || f[at] < 2 || f[at] > 11) return 1;
+        // libnsgif counts no frame with under 3 bytes from its code size byte to the file's end
+        if (r->length - at < 3 || f[at] < 2 || f[at] > 11) return 1;
         next.data = at;
         at += 1;
         if (!skip_blocks(r, &at, &next.bytes)) return 1;
@@ -173,7 +174,9 @@ static int scan(gif_reader *r) {
 static long decode_indices(gif_reader *r, const gifd_frame *frame) {
     const unsigned char *f = r->file;
     size_t bytes = 0;
-    for (size_t at = frame->data + 1; f[at]; at += 1 + f[at]) { // the scan checked the blocks
+    // The blocks as scanned; bounded again in case the file was rewritten since.
+    for (size_t at = frame->data + 1; at < r->length && f[at] && at + 1 + f[at] <= r->length && bytes + f[at] <= frame->bytes;
+         at += 1 + f[at]) {
         memcpy(r->packed + bytes, f + at + 1, f[at]);
         bytes += f[at];
     }
@@ -217,6 +220,8 @@ static int draw(gif_reader *r, int n) {
     VipsRect changed = {frame->left, frame->top, frame->width, frame->height};
     if (n == 0) {
         memset(r->canvas, 0, (size_t)r->width * (size_t)r->height * 4);
+        memset(r->local, 0, sizeof r->local); // libnsgif's starts zeroed: an earlier pass must not leak in
+        r->has_saved = false;
         r->undo_rect = (VipsRect){0, 0, 0, 0};
     } else {
         const gifd_frame *before = &r->frames[n - 1];
@@ -267,9 +272,12 @@ static int draw(gif_reader *r, int n) {
 /// from the start for anything earlier.
 static int show(gif_reader *r, int n) {
     if (n == r->shown || (n == r->shown - 1 && n >= 0)) return 0;
-    if (n < r->shown) r->shown = -1, r->has_saved = false;
+    if (n < r->shown) r->shown = -1;
     while (r->shown < n)
-        if (draw(r, r->shown + 1)) return -1;
+        if (draw(r, r->shown + 1)) {
+            r->shown = -1; // the canvas, undo and saved copy may be part-way: start again next time
+            return -1;
+        }
     return 0;
 }
 

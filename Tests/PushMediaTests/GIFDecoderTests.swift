@@ -216,7 +216,50 @@ struct GIFDecoderTests {
         #expect(try mine.extractArea(left: 0, top: 0, width: 24, height: 16).memoryBytes().count == 24 * 16 * 3)
     }
 
-    @Test("Files it does not take are left to libvips: a frame outside the screen, a truncated file, a screen size libnsgif replaces")
+    static func bytes(hex: String) -> Data {
+        var data = Data()
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            data.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return data
+    }
+
+    /// libvips' loader's first frame alone (n=1: nothing after it is read).
+    static func firstFrame(_ data: Data) throws -> Data {
+        let path = try Fixtures.temporaryFolder().appendingPathComponent("in.gif").path
+        try data.write(to: URL(fileURLWithPath: path))
+        return try Vips.Image.header(from: Vips.Source(path: path), failOn: .error, allPages: false).memoryBytes()
+    }
+
+    @Test("Review cases: a restart from the first frame forgets later frames' local tables; a failed frame leaves no half-drawn state")
+    func reviewCases() throws {
+        // 1×1, three frames, no global table; frame 0's 2-entry local table is indexed at 2
+        // (libnsgif's zeroed table: black), later frames have bigger tables. Frames 1 and 2 are
+        // read first, then frame 0 (a restart).
+        let tables = Self.bytes(
+            hex: "474946383961010001000000002c00000000010001008010203040506002025401002c000000000100010081000000000000ff000000000002024401002c00000000010001000002024401003b")
+        let mine = try #require(try Self.decoded(tables).own)
+        let frame = { (index: Int) in try mine.extractArea(left: 0, top: index, width: 1, height: 1).memoryBytes() }
+        _ = try frame(1)
+        _ = try frame(2)
+        #expect(try frame(0) == Self.firstFrame(tables))
+        #expect(try frame(0) == Data([0, 0, 0]))
+        // Frame 0 green with disposal 2 on a red background, frame 1 a bad code: frame 0 read
+        // again after frame 1 failed is still frame 0.
+        let failing = Self.bytes(
+            hex: "47494638396104000400f10000ff000000ff000000ffffffff21f90408000000002c000000000400040000020d0cc3300cc3300cc3300cc33005002c0000000004000400000202d40f003b")
+        let second = try #require(try Self.decoded(failing).own)
+        let frame0 = try Self.firstFrame(failing)
+        let first = { try second.extractArea(left: 0, top: 0, width: 4, height: 4).memoryBytes() }
+        #expect(try first() == frame0)
+        #expect(throws: Vips.Error.self) { try second.extractArea(left: 0, top: 4, width: 4, height: 4).memoryBytes() }
+        #expect(try first() == frame0)
+    }
+
+    @Test("Files it does not take are left to libvips: a frame outside the screen, a truncated file, a screen size libnsgif replaces, a last frame libnsgif does not count")
     func declined() throws {
         let inside = Frame(width: 20, height: 10, indices: Self.pattern(20, 10, seed: 0))
         var outside = inside
@@ -225,6 +268,9 @@ struct GIFDecoderTests {
         for data in [
             Self.gif(width: 20, height: 10, global: Self.palette, frames: [inside, outside]), Data(truncated),
             Self.gif(width: 640, height: 480, global: Self.palette, frames: [inside, inside]),
+            // A last frame whose data is its code size and a terminator, ending the file: libnsgif
+            // does not count it.
+            Self.bytes(hex: "47494638396104000400f10000ff000000ff000000ffffffff2c00000000040004000002085c66223070d24601002c0000000004000400000200"),
         ] {
             let path = try Fixtures.temporaryFolder().appendingPathComponent("in.gif").path
             try data.write(to: URL(fileURLWithPath: path))
