@@ -19,155 +19,22 @@
 // Three bands when no frame has a transparent index, four otherwise. Tests compare every pixel
 // of every frame with libvips' loader.
 //
-// Only plain files are taken; the caller falls back to libvips for anything else (return 1):
-// a frame reaching outside the picture, a truncated or malformed block structure, a code size
-// outside 2…11, more than 4,096 frames, a size libnsgif would change.
+// Only plain files are taken (gif_read_scan.c walks the file's blocks first); the caller falls
+// back to libvips for anything else (return 1): a frame reaching outside the picture, a
+// truncated or malformed block structure, a code size outside 2…11, more than 4,096 frames, a
+// size libnsgif would change.
 //
 // Memory: the file (mapped), the canvas (4 bytes a pixel), a frame's indices (1 byte a pixel)
 // and LZW data, the canvas before a frame with disposal 3 when there is one, and the previous
 // frame's pixels where the current one differs (so two threads reading neighbouring frames do
 // not restart the decode): never frames × pixels. Requests for an earlier frame decode again from the start.
 #include "PushMediaShims.h"
-#include "gif_repack_internal.h"
+#include "gif_read_internal.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "generate packs RGBA into RGB words");
 
-#include <fcntl.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-typedef struct {
-    size_t data;       // offset of the LZW minimum code size byte
-    size_t table;      // offset of the local colour table (0: none)
-    int entries;       // its entries
-    int left, top, width, height;
-    bool interlaced;
-    int transparent;   // index, or -1
-    int disposal;      // 0…3 (4 read as 3, as libnsgif does)
-    size_t bytes;      // LZW data bytes (sub-block headers left out)
-} gifd_frame;
-
-typedef struct {
-    const unsigned char *file; // mapped
-    size_t length;
-    int width, height, count, bands;
-    gifd_frame *frames;
-    uint32_t global[256], local[256], background;
-
-    GMutex lock;
-    uint32_t *canvas;     // frame `shown` (after drawing it); -1: nothing drawn yet
-    int shown;
-    uint32_t *saved;      // the canvas before the last frame with disposal 3 was drawn
-    bool has_saved;
-    uint32_t *undo;       // frame `shown − 1` inside `undo_rect`, where `shown` differs from it
-    VipsRect undo_rect;
-    unsigned char *indices; // a frame's indices (8 bytes spare: strings are copied 8 at a time)
-    unsigned char *packed;  // a frame's LZW data without its sub-block headers (8 bytes spare)
-    size_t max_bytes;
-    gifr_lzw_strings strings;
-} gif_reader;
-
-static uint16_t word_at(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
-
-static void read_table(uint32_t *table, const unsigned char *rgb, int entries) {
-    for (int i = 0; i < entries; i++, rgb += 3)
-        table[i] = (uint32_t)rgb[0] | (uint32_t)rgb[1] << 8 | (uint32_t)rgb[2] << 16 | 0xff000000u;
-}
-
-/// Skips data sub-blocks from `*at` (adding their data bytes to *bytes, when given); false when
-/// they run past the end.
-static bool skip_blocks(const gif_reader *r, size_t *at, size_t *bytes) {
-    while (true) {
-        if (*at >= r->length) return false;
-        unsigned size = r->file[*at];
-        *at += 1;
-        if (size == 0) return true;
-        if (*at + size > r->length) return false;
-        *at += size;
-        if (bytes) *bytes += size;
-    }
-}
-
-/// Walks the file's blocks without decoding pixels. 0: plain and read; 1: not for this decoder.
-static int scan(gif_reader *r) {
-    const unsigned char *f = r->file;
-    if (r->length < 13 || memcmp(f, "GIF", 3) != 0) return 1;
-    int width = word_at(f + 6), height = word_at(f + 8);
-    bool global = f[10] & 0x80;
-    int global_entries = 2 << (f[10] & 7);
-    size_t at = 13;
-    // libnsgif takes these screen sizes as the frames' size (its first frame grows the picture).
-    if ((width == 640 && (height == 480 || height == 512)) || (width == 800 && height == 600)
-        || (width == 1024 && height == 768) || (width == 1280 && height == 1024) || (width == 1600 && height == 1200)
-        || width == 0 || height == 0 || width > 2048 || height > 2048)
-        return 1;
-    if (global) {
-        if (at + (size_t)global_entries * 3 > r->length) return 1;
-        read_table(r->global, f + at, global_entries);
-        at += (size_t)global_entries * 3;
-        r->background = f[11] < global_entries ? r->global[f[11]] : r->global[0];
-    } else {
-        r->global[0] = 0xff000000u, r->global[1] = 0xffffffffu;
-        r->background = r->global[0];
-    }
-    r->width = width, r->height = height;
-
-    size_t capacity = 0;
-    gifd_frame next = {.transparent = -1};
-    bool any_transparent = false;
-    while (at < r->length && f[at] != 0x3b) {
-        if (f[at] == 0x21) { // an extension
-            if (at + 2 > r->length) return 1;
-            if (f[at + 1] == 0xf9) { // graphic control: libnsgif reads 4 bytes whatever the size says
-                if (at + 7 > r->length) return 1;
-                if (f[at + 3] & 1) next.transparent = f[at + 6];
-                next.disposal = (f[at + 3] >> 2) & 7;
-                if (next.disposal == 4) next.disposal = 3;
-            }
-            at += 2;
-            if (!skip_blocks(r, &at, NULL)) return 1;
-            continue;
-        }
-        if (f[at] != 0x2c || at + 10 > r->length) return 1;
-        next.left = word_at(f + at + 1), next.top = word_at(f + at + 3);
-        next.width = word_at(f + at + 5), next.height = word_at(f + at + 7);
-        unsigned char flags = f[at + 9];
-        at += 10;
-        if (next.width == 0 || next.height == 0 || next.left + next.width > width || next.top + next.height > height)
-            return 1;
-        next.interlaced = flags & 0x40;
-        if (flags & 0x80) {
-            next.entries = 2 << (flags & 7);
-            next.table = at;
-            at += (size_t)next.entries * 3;
-            if (at > r->length) return 1;
-        }
-        // libnsgif counts no frame with under 3 bytes from its code size byte to the file's end
-        if (r->length - at < 3 || f[at] < 2 || f[at] > 11) return 1;
-        next.data = at;
-        at += 1;
-        if (!skip_blocks(r, &at, &next.bytes)) return 1;
-        if (next.bytes > r->max_bytes) r->max_bytes = next.bytes;
-        if (r->count == 4096) return 1;
-        if ((size_t)r->count == capacity) {
-            capacity = capacity ? capacity * 2 : 64;
-            gifd_frame *grown = realloc(r->frames, capacity * sizeof *grown);
-            if (!grown) return 1;
-            r->frames = grown;
-        }
-        any_transparent |= next.transparent >= 0;
-        r->frames[r->count++] = next;
-        next = (gifd_frame){.transparent = -1};
-    }
-    if (r->count == 0) return 1;
-    r->bands = any_transparent ? 4 : 3;
-    return 0;
-}
 
 /// Decodes a frame's LZW data into r->indices (at most width × height): its sub-blocks gathered
 /// without their headers, then gifr_lzw_decode. Returns the indices decoded, or -1.
@@ -244,7 +111,7 @@ static int draw(gif_reader *r, int n) {
     }
     const uint32_t *table = r->global;
     if (frame->table) {
-        read_table(r->local, r->file + frame->table, frame->entries);
+        gifd_read_table(r->local, r->file + frame->table, frame->entries);
         table = r->local;
     }
     long count = decode_indices(r, frame);
@@ -324,7 +191,7 @@ static int generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *stop
 static void free_reader(gif_reader *r) {
     if (!r) return;
     g_mutex_clear(&r->lock);
-    if (r->file) munmap((void *)r->file, r->length);
+    gifd_unmap_file(r);
     free(r->frames), free(r->canvas), free(r->saved), free(r->undo), free(r->indices), free(r->packed);
     free(r);
 }
@@ -334,33 +201,17 @@ static void close_reader(VipsImage *image, gif_reader *r) {
     free_reader(r);
 }
 
-/// Maps the file read-only (pages shared with the page cache, as libvips' loader maps it).
-static int map_file(const char *path, gif_reader *r) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    struct stat st;
-    if (fstat(fd, &st) || st.st_size <= 0) {
-        close(fd);
-        return -1;
-    }
-    void *file = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (file == MAP_FAILED) return -1;
-    r->file = file, r->length = (size_t)st.st_size;
-    return 0;
-}
-
 int pm_gif_load(const char *path, VipsImage **out) {
     gif_reader *r = calloc(1, sizeof *r);
     if (!r) return -1;
     g_mutex_init(&r->lock);
     r->shown = -1;
-    if (map_file(path, r)) {
+    if (gifd_map_file(path, r)) {
         vips_error("gif_read", "cannot read %s", path);
         free_reader(r);
         return -1;
     }
-    if (scan(r)) {
+    if (gifd_scan(r)) {
         free_reader(r);
         return 1;
     }

@@ -1,0 +1,59 @@
+// Shared by PushMedia's GIF decoder (gif_read.c: frames drawn on a canvas, the libvips image)
+// and its scan of the file (gif_read_scan.c: the blocks walked, the frames found). Private to
+// CPushMediaShims.
+#ifndef PUSHMEDIA_GIF_READ_INTERNAL_H
+#define PUSHMEDIA_GIF_READ_INTERNAL_H
+
+#include "gif_repack_internal.h"
+
+#include <vips/vips.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// A frame as the scan found it.
+typedef struct {
+    size_t data;       // offset of the LZW minimum code size byte
+    size_t table;      // offset of the local colour table (0: none)
+    int entries;       // its entries
+    int left, top, width, height;
+    bool interlaced;
+    int transparent;   // index, or -1
+    int disposal;      // 0…3 (4 read as 3, as libnsgif does)
+    size_t bytes;      // LZW data bytes (sub-block headers left out)
+} gifd_frame;
+
+/// A decode of one file: what the scan found, then the drawing state (under `lock`).
+typedef struct {
+    const unsigned char *file; // mapped
+    size_t length;
+    int width, height, count, bands;
+    gifd_frame *frames;
+    uint32_t global[256], local[256], background;
+
+    GMutex lock;
+    uint32_t *canvas;     // frame `shown` (after drawing it); -1: nothing drawn yet
+    int shown;
+    uint32_t *saved;      // the canvas before the last frame with disposal 3 was drawn
+    bool has_saved;
+    uint32_t *undo;       // frame `shown − 1` inside `undo_rect`, where `shown` differs from it
+    VipsRect undo_rect;
+    unsigned char *indices; // a frame's indices (8 bytes spare: strings are copied 8 at a time)
+    unsigned char *packed;  // a frame's LZW data without its sub-block headers (8 bytes spare)
+    size_t max_bytes;
+    gifr_lzw_strings strings;
+} gif_reader;
+
+/// Maps the file at `path` read-only into r->file (pages shared with the page cache, as libvips'
+/// loader maps it). 0, or -1.
+GIFR_HIDDEN int gifd_map_file(const char *path, gif_reader *r);
+GIFR_HIDDEN void gifd_unmap_file(gif_reader *r);
+/// Walks the mapped file's blocks without decoding pixels: the screen, the global table and
+/// background, every frame (r->frames, r->count, r->max_bytes) and the bands. 0: a file the
+/// decoder takes; 1: one it leaves to libvips.
+GIFR_HIDDEN int gifd_scan(gif_reader *r);
+/// `entries` RGB triples as opaque RGBA words (libnsgif's colour table entries).
+GIFR_HIDDEN void gifd_read_table(uint32_t *table, const unsigned char *rgb, int entries);
+
+#endif
