@@ -259,6 +259,25 @@ struct GIFDecoderTests {
         #expect(try first() == frame0)
     }
 
+    @Test("A damaged frame that only the encoding pass reaches fails the item as corrupt input, like one the subject search reaches")
+    func damagedLateFrame() throws {
+        // 100 frames: the representative frame is looked for on every other one (0…98), so a bad
+        // code in frame 99 is first read when the expanded GIF is encoded.
+        let folder = try Fixtures.temporaryFolder()
+        for damaged in [1, 99] {
+            let frames = (0..<100).map { n in
+                Frame(width: 32, height: 16, indices: Self.pattern(32, 16, seed: n), badCodeAfter: n == damaged ? 40 : nil)
+            }
+            let source = folder.appendingPathComponent("damaged-\(damaged).gif")
+            try Self.gif(width: 32, height: 16, global: Self.palette, frames: frames).write(to: source)
+            let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: folder))
+                .process(InputFile(path: source.path, source: source.lastPathComponent))
+            #expect(item.status == .failed)
+            #expect(item.error?.code == .corruptInput, "frame \(damaged): \(item.error?.message ?? "ok")")
+            #expect(item.error?.message.contains("frame \(damaged): corrupt image data") == true)
+        }
+    }
+
     @Test("Files it does not take are left to libvips: a frame outside the screen, a truncated file, a screen size libnsgif replaces, a last frame libnsgif does not count")
     func declined() throws {
         let inside = Frame(width: 20, height: 10, indices: Self.pattern(20, 10, seed: 0))

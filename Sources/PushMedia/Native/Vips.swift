@@ -17,6 +17,13 @@ enum Vips {
             self.message = message.isEmpty ? "\(operation) failed (libvips gave no details)" : message
         }
         var description: String { "\(operation): \(message)" }
+
+        /// Whether the message is a decoder's failing on the source's pixels: PushMedia's GIF
+        /// decoder (`gif_read: frame N: …`) or libvips' loaders of animations (`gifload…`,
+        /// `webpload…`), whose frames are decoded lazily, by whatever pass reads them first.
+        var isSourceDecodeFailure: Bool {
+            ["gif_read:", "gifload", "webpload"].contains { message.contains($0) }
+        }
     }
 
     /// Starts libvips once per process (later calls return at once).

@@ -28,6 +28,12 @@ struct Encoded {
                 images.append(encoded)
             } catch let error as Vips.Error {
                 if run.isPastDeadline { throw run.timedOut("encoding the \(role.rawValue)") }
+                // An animation's frames are decoded while it is encoded: a damaged frame the
+                // earlier passes did not reach is the input's fault, not the encoder's (and no
+                // retry mends it).
+                if !pixels.isStill, error.isSourceDecodeFailure {
+                    throw ItemError(.corruptInput, "cannot decode the animation: \(error.message)")
+                }
                 throw ItemError(.encodeFailed, "cannot encode the \(role.rawValue) as \(format.rawValue): \(error.message)")
             } catch var error as ItemError where error.code == .overBudget {
                 error.message += "; \(delivery.explanation(spent: spent))"
