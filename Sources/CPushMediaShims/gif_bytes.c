@@ -181,6 +181,24 @@ GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_outp
     return status;
 }
 
+/// A graphic control extension: disposal, user input flag, delay (centiseconds) and transparent
+/// index (-1: none; then `unused_index` fills its byte: giflib writes 0xff, the GIF writer 0).
+GIFR_HIDDEN bool gifr_put_control(gif_output *out, int disposal, bool user_input, int delay, int transparent,
+                                  unsigned char unused_index) {
+    unsigned char flags = (unsigned char)((disposal & 7) << 2 | (user_input ? 2 : 0) | (transparent >= 0 ? 1 : 0));
+    return gifr_append_byte(out, 0x21) && gifr_append_byte(out, 0xf9) && gifr_append_byte(out, 4)
+        && gifr_append_byte(out, flags) && gifr_append_word(out, delay)
+        && gifr_append_byte(out, transparent >= 0 ? (unsigned char)transparent : unused_index) && gifr_append_byte(out, 0);
+}
+
+/// An image descriptor; `table_bits` > 0 announces a local table of 2^table_bits entries (the
+/// caller writes it next).
+GIFR_HIDDEN bool gifr_put_descriptor(gif_output *out, int left, int top, int width, int height, int table_bits) {
+    unsigned char flags = table_bits > 0 ? (unsigned char)(0x80 | ((table_bits - 1) & 7)) : 0;
+    return gifr_append_byte(out, 0x2c) && gifr_append_word(out, left) && gifr_append_word(out, top)
+        && gifr_append_word(out, width) && gifr_append_word(out, height) && gifr_append_byte(out, flags);
+}
+
 /// The header and logical screen.
 GIFR_HIDDEN bool gifr_put_screen(const GifFileType *in, const ColorMapObject *map, unsigned char background,
                        gif_output *out) {

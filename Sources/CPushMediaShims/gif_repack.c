@@ -35,11 +35,7 @@ static int put_candidate(repacker *r, const gifr_frame *f, const candidate *c, g
     if (f->has_control || c->transparent >= 0) {
         GraphicsControlBlock control = f->has_control ? f->control
             : (GraphicsControlBlock){DISPOSAL_UNSPECIFIED, false, 0, NO_TRANSPARENT_COLOR};
-        control.TransparentColor = c->transparent;
-        GifByteType bytes[4];
-        size_t length = EGifGCBToExtension(&control, bytes);
-        if (!gifr_append_byte(out, 0x21) || !gifr_append_byte(out, GRAPHICS_EXT_FUNC_CODE) || !gifr_append_byte(out, (unsigned char)length)
-            || !gifr_append(out, bytes, length) || !gifr_append_byte(out, 0))
+        if (!gifr_put_control(out, control.DisposalMode, control.UserInputFlag, control.DelayTime, c->transparent, 0xff))
             return -1;
     }
     int largest = 0;
@@ -49,10 +45,7 @@ static int put_candidate(repacker *r, const gifr_frame *f, const candidate *c, g
     int bits = gifr_bits_for(largest + 1);
     if (bits < 2) bits = 2;
     const ColorMapObject *local = c->local ? c->local : f->local;
-    unsigned char flags = local ? (unsigned char)(0x80 | ((local->BitsPerPixel - 1) & 7)) : 0;
-    if (!gifr_append_byte(out, 0x2c) || !gifr_append_word(out, c->left) || !gifr_append_word(out, c->top)
-        || !gifr_append_word(out, c->width) || !gifr_append_word(out, c->height) || !gifr_append_byte(out, flags))
-        return -1;
+    if (!gifr_put_descriptor(out, c->left, c->top, c->width, c->height, local ? local->BitsPerPixel : 0)) return -1;
     if (local && !gifr_append(out, local->Colors, (size_t)3 << local->BitsPerPixel)) return -1;
     if (out->length >= limit) return 1;
     const gif_output *data = NULL;

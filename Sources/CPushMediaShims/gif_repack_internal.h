@@ -113,6 +113,11 @@ typedef int (*gifr_frame_handler)(void *context, gifr_frame *frame);
 /// else the handler's non-zero status.
 GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_output *extensions,
                                  gifr_frame_handler handle, void *context);
+/// A graphic control extension (transparent -1: none, its byte then `unused_index`).
+GIFR_HIDDEN bool gifr_put_control(gif_output *out, int disposal, bool user_input, int delay, int transparent,
+                                  unsigned char unused_index);
+/// An image descriptor, with a local table of 2^table_bits entries to follow when table_bits > 0.
+GIFR_HIDDEN bool gifr_put_descriptor(gif_output *out, int left, int top, int width, int height, int table_bits);
 /// The header and logical screen.
 GIFR_HIDDEN bool gifr_put_screen(const GifFileType *in, const ColorMapObject *map, unsigned char background,
                                  gif_output *out);

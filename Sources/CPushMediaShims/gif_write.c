@@ -163,16 +163,12 @@ static int write_frame(gif_writer *w) {
         long centiseconds = lrint(delay / 10.0);
         if (centiseconds < 0) centiseconds = 0;
         if (centiseconds > 0xffff) centiseconds = 0xffff;
-        if (!gifr_append_byte(out, 0x21) || !gifr_append_byte(out, 0xf9) || !gifr_append_byte(out, 4)
-            || !gifr_append_byte(out, (unsigned char)(1 << 2 | (transparent ? 1 : 0))) || !gifr_append_word(out, (int)centiseconds)
-            || !gifr_append_byte(out, (unsigned char)(transparent ? unchanged : 0)) || !gifr_append_byte(out, 0))
-            goto failed;
+        if (!gifr_put_control(out, 1, false, (int)centiseconds, transparent ? unchanged : -1, 0)) goto failed;
     }
     bool local = palette != &w->global;
     int bits = gifw_table_bits(palette);
-    if (!gifr_append_byte(out, 0x2c) || !gifr_append_word(out, wl) || !gifr_append_word(out, wt)
-        || !gifr_append_word(out, wr - wl + 1) || !gifr_append_word(out, wb - wt + 1)
-        || !gifr_append_byte(out, (unsigned char)(local ? 0x80 | (bits - 1) : 0)) || (local && !gifw_put_table(out, palette, bits)))
+    if (!gifr_put_descriptor(out, wl, wt, wr - wl + 1, wb - wt + 1, local ? bits : 0)
+        || (local && !gifw_put_table(out, palette, bits)))
         goto failed;
     // The code size is the frame's table's (the screen's for the global one): indices fit below it.
     int code_bits = local ? bits : gifw_table_bits(&w->global);
