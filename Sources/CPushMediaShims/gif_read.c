@@ -87,6 +87,7 @@ static int draw(gif_reader *r, int n) {
     VipsRect changed = {frame->left, frame->top, frame->width, frame->height};
     if (n == 0) {
         memset(r->canvas, 0, (size_t)r->width * (size_t)r->height * 4);
+        r->dirty = (VipsRect){0, 0, r->width, r->height};
         memset(r->local, 0, sizeof r->local); // libnsgif's starts zeroed: an earlier pass must not leak in
         r->has_saved = false;
         r->undo_rect = (VipsRect){0, 0, 0, 0};
@@ -95,6 +96,7 @@ static int draw(gif_reader *r, int n) {
         VipsRect disposed = {before->left, before->top, before->width, before->height};
         if (before->disposal == 2 || before->disposal == 3) vips_rect_unionrect(&changed, &disposed, &changed);
         r->undo_rect = changed;
+        vips_rect_unionrect(&r->dirty, &changed, &r->dirty);
         copy_out(r, &changed, r->undo);
         if (before->disposal == 2 || (before->disposal == 3 && !r->has_saved)) {
             fill_rect(r, before, before->transparent >= 0 ? 0 : r->background);
@@ -137,7 +139,7 @@ static int draw(gif_reader *r, int n) {
 
 /// Brings the canvas to frame `n` (or n + 1, keeping n in `undo`): forward from where it is,
 /// from the start for anything earlier.
-static int show(gif_reader *r, int n) {
+GIFR_HIDDEN int gifd_show(gif_reader *r, int n) {
     if (n == r->shown || (n == r->shown - 1 && n >= 0)) return 0;
     if (n < r->shown) r->shown = -1;
     while (r->shown < n)
@@ -156,7 +158,7 @@ static int generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *stop
     g_mutex_lock(&r->lock);
     for (int y = want->top; y < VIPS_RECT_BOTTOM(want) && result == 0; y++) {
         int n = y / r->height, line = y % r->height;
-        if ((result = show(r, n))) break;
+        if ((result = gifd_show(r, n))) break;
         const uint32_t *from = r->canvas + (size_t)line * r->width + want->left;
         uint32_t row[want->width];
         if (n == r->shown - 1 && line >= r->undo_rect.top && line < VIPS_RECT_BOTTOM(&r->undo_rect)) {
@@ -188,7 +190,7 @@ static int generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *stop
     return result;
 }
 
-static void free_reader(gif_reader *r) {
+GIFR_HIDDEN void gifd_close(gif_reader *r) {
     if (!r) return;
     g_mutex_clear(&r->lock);
     gifd_unmap_file(r);
@@ -198,21 +200,22 @@ static void free_reader(gif_reader *r) {
 
 static void close_reader(VipsImage *image, gif_reader *r) {
     (void)image;
-    free_reader(r);
+    gifd_close(r);
 }
 
-int pm_gif_load(const char *path, VipsImage **out) {
+GIFR_HIDDEN int gifd_open(const char *path, gif_reader **out) {
+    *out = NULL;
     gif_reader *r = calloc(1, sizeof *r);
     if (!r) return -1;
     g_mutex_init(&r->lock);
     r->shown = -1;
     if (gifd_map_file(path, r)) {
         vips_error("gif_read", "cannot read %s", path);
-        free_reader(r);
+        gifd_close(r);
         return -1;
     }
     if (gifd_scan(r)) {
-        free_reader(r);
+        gifd_close(r);
         return 1;
     }
     size_t pixels = (size_t)r->width * (size_t)r->height;
@@ -222,9 +225,17 @@ int pm_gif_load(const char *path, VipsImage **out) {
         if (r->frames[i].disposal == 3 && !(r->saved = malloc(pixels * 4))) break;
     if (!r->canvas || !r->undo || !r->indices || !r->packed) {
         vips_error("gif_read", "out of memory");
-        free_reader(r);
+        gifd_close(r);
         return -1;
     }
+    *out = r;
+    return 0;
+}
+
+int pm_gif_load(const char *path, VipsImage **out) {
+    gif_reader *r = NULL;
+    int status = gifd_open(path, &r);
+    if (status) return status;
     VipsImage *image = vips_image_new();
     vips_image_init_fields(image, r->width, r->height * r->count, r->bands, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE,
                            VIPS_INTERPRETATION_sRGB, 1.0, 1.0);

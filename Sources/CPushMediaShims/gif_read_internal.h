@@ -39,12 +39,21 @@ typedef struct {
     bool has_saved;
     uint32_t *undo;       // frame `shown − 1` inside `undo_rect`, where `shown` differs from it
     VipsRect undo_rect;
+    VipsRect dirty;       // where frames drawn since the caller last emptied it may differ
     unsigned char *indices; // a frame's indices (8 bytes spare: strings are copied 8 at a time)
     unsigned char *packed;  // a frame's LZW data without its sub-block headers (8 bytes spare)
     size_t max_bytes;
     gifr_lzw_strings strings;
 } gif_reader;
 
+/// Opens the GIF at `path` for decoding (the file mapped and scanned, the canvas allocated).
+/// 0: *out (free with gifd_close); 1: a file the decoder leaves to libvips; -1: a libvips error.
+GIFR_HIDDEN int gifd_open(const char *path, gif_reader **out);
+GIFR_HIDDEN void gifd_close(gif_reader *r);
+/// Brings r->canvas to frame `n` (RGBA words; forward from the frame shown, from the start for
+/// an earlier one), widening r->dirty by every pixel the frames drawn may change (the whole
+/// screen when it starts from frame 0). 0, or -1 with a libvips error.
+GIFR_HIDDEN int gifd_show(gif_reader *r, int n);
 /// Maps the file at `path` read-only into r->file (pages shared with the page cache, as libvips'
 /// loader maps it). 0, or -1.
 GIFR_HIDDEN int gifd_map_file(const char *path, gif_reader *r);

@@ -1,11 +1,14 @@
 // PushMedia's GIF writer: an animation (frames stacked top to bottom, `page-height`, `delay` and
 // `loop` on the image) pulled a frame at a time through libvips (vips_sink_disc, so a lazy
-// pipeline is never held whole) and written byte by byte.
+// pipeline is never held whole) and written byte by byte. gif_transcode.c hands it frames
+// straight from PushMedia's decoder instead (gifw_begin, gifw_write_frame, gifw_finish), with
+// the rectangle where each may differ from the one before.
 //
 // Per frame:
 //   1. What changed: a pixel whose colour is within `interframe_maxerror` of the colour last
 //      written at that place stays as it is shown (written transparent). The first frame is
-//      written whole.
+//      written whole. Only the caller's rectangle, and the last frame's rectangle of changes
+//      (pixels left as shown while apart from the source are marked again), are looked at.
 //   2. A palette for the changed pixels only: their own colours when there are at most
 //      2^bitdepth − 1 (255 at 8 bits: one index stays free for unchanged pixels), else
 //      libimagequant's. The global palette (the first frame's) is kept when it holds all of
@@ -54,8 +57,10 @@ static bool put_screen(gif_writer *w) {
     return gifr_append(out, netscape, sizeof netscape) && gifr_append_word(out, repeats) && gifr_append_byte(out, 0);
 }
 
-/// Marks the pixels the frame writes (`changed`) and returns their bounding rectangle.
-static void find_changes(gif_writer *w, int *left, int *top, int *right, int *bottom) {
+/// Marks the pixels the frame writes (`changed`) inside `scan` and returns their bounding
+/// rectangle. Outside `scan` nothing is marked, and `changed` is left as it was: the caller
+/// vouches that no pixel there changes (see gifw_write_frame).
+static void find_changes(gif_writer *w, const VipsRect *scan, int *left, int *top, int *right, int *bottom) {
     const int max_squared = (int)(w->max_error * w->max_error);
     if (w->number == 0) { // the first frame is written whole
         memset(w->changed, 1, (size_t)w->width * (size_t)w->height);
@@ -63,12 +68,12 @@ static void find_changes(gif_writer *w, int *left, int *top, int *right, int *bo
         return;
     }
     *left = w->width, *top = w->height, *right = -1, *bottom = -1;
-    for (int y = 0; y < w->height; y++) {
-        size_t base = (size_t)y * (size_t)w->width;
+    for (int y = scan->top; y < VIPS_RECT_BOTTOM(scan); y++) {
+        size_t base = (size_t)y * (size_t)w->width + (size_t)scan->left;
         const unsigned char *now = w->frame + base * 4, *then = w->written + base * 4;
         unsigned char *changed = w->changed + base;
         int first = -1, last = -1;
-        for (int x = 0; x < w->width; x++, now += 4, then += 4) {
+        for (int x = 0; x < scan->width; x++, now += 4, then += 4) {
             uint32_t a, b;
             memcpy(&a, now, 4), memcpy(&b, then, 4);
             bool change;
@@ -86,26 +91,37 @@ static void find_changes(gif_writer *w, int *left, int *top, int *right, int *bo
             }
         }
         if (first >= 0) {
-            if (first < *left) *left = first;
-            if (last > *right) *right = last;
+            if (scan->left + first < *left) *left = scan->left + first;
+            if (scan->left + last > *right) *right = scan->left + last;
             if (*top > y) *top = y;
             *bottom = y;
         }
     }
 }
 
-static int write_frame(gif_writer *w) {
-    // libimagequant and the change test see alpha as on or off, as the GIF shows it (rows of
-    // three bands arrive opaque).
-    size_t n = (size_t)w->width * (size_t)w->height;
-    for (size_t i = 0; w->bands == 4 && i < n; i++) {
-        unsigned char *p = w->frame + i * 4;
+/// libimagequant and the change test see alpha as on or off, as the GIF shows it: `count`
+/// RGBA pixels thresholded in place.
+static void threshold_alpha(unsigned char *p, size_t count) {
+    for (size_t i = 0; i < count; i++, p += 4) {
         if (p[3] >= 128) p[3] = 255;
         else p[0] = p[1] = p[2] = p[3] = 0;
     }
+}
+
+GIFR_HIDDEN void gifw_take_pixels(gif_writer *w, unsigned char *rgba, size_t count) {
+    if (w->bands == 4) threshold_alpha(rgba, count);
+}
+
+GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty) {
+    // Pixels left as shown but still apart from the source (their nearest colour is the one
+    // shown) are marked again: they lie in the previous frame's rectangle of changes.
+    VipsRect scan = *dirty, frame = {0, 0, w->width, w->height};
+    vips_rect_unionrect(&scan, &w->last_changes, &scan);
+    vips_rect_intersectrect(&scan, &frame, &scan);
     int left, top, right, bottom;
-    find_changes(w, &left, &top, &right, &bottom);
+    find_changes(w, &scan, &left, &top, &right, &bottom);
     int cw = right >= left ? right - left + 1 : 0, ch = bottom >= top ? bottom - top + 1 : 0;
+    w->last_changes = (VipsRect){left, top, cw, ch};
     const gifw_palette *palette = gifw_choose_palette(w, left, top, cw, ch);
     if (!palette) return -1;
     w->previous_used = palette;
@@ -193,6 +209,7 @@ static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
         unsigned char *to = w->frame + (size_t)w->row * (size_t)w->width * 4;
         if (bands == 4) {
             memcpy(to, from, (size_t)w->width * 4);
+            gifw_take_pixels(w, to, (size_t)w->width);
         } else { // RGB → RGBA a word at a time (little-endian: alpha is the top byte); the last
                  // pixel by bytes, as its word would read past the row
             for (int x = 0; x + 1 < w->width; x++, from += 3, to += 4) {
@@ -204,7 +221,8 @@ static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
             to[0] = from[0], to[1] = from[1], to[2] = from[2], to[3] = 255;
         }
         if (++w->row == w->height) {
-            if (write_frame(w) != 0) return -1;
+            // Any pixel may have changed.
+            if (gifw_write_frame(w, &(VipsRect){0, 0, w->width, w->height}) != 0) return -1;
             w->row = 0;
         }
     }
@@ -236,72 +254,83 @@ failed:
     return -1;
 }
 
+GIFR_HIDDEN int gifw_begin(gif_writer *w, const pm_gif_settings *s, int width, int height, int frames, int bands) {
+    *w = (gif_writer){0};
+    w->width = width, w->height = height, w->frames = frames, w->bands = bands;
+    if ((guint64)width * (guint64)height > INT_MAX / 4 || width > 65535 || height > 65535) {
+        vips_error("gif_write", "a %d×%d frame is too large for a GIF", width, height);
+        return -1;
+    }
+    // Clamped to the largest RGB distance (and NaN to 0), so that its square is an int.
+    w->max_error = s->interframe_maxerror > 0 ? (s->interframe_maxerror < 442 ? s->interframe_maxerror : 442) : 0;
+    w->max_palette_error = s->reuse ? s->interpalette_maxerror : 0;
+    // 2^bitdepth − 1 colours, so that the index for unchanged pixels fits a table of 2^bitdepth
+    // (libimagequant wants 2 at least).
+    w->max_colours = s->bitdepth >= 8 ? 255 : s->bitdepth <= 1 ? 2 : (1 << s->bitdepth) - 1;
+    size_t n = (size_t)width * (size_t)height;
+    w->frame = g_try_malloc(n * 4);
+    w->written = g_try_malloc0(n * 4);
+    w->shown = g_try_malloc0(n * 4);
+    w->indices = g_try_malloc(n);
+    w->changed = g_try_malloc(n);
+    w->packed = g_try_malloc(n * 4);
+    w->memo_colour = g_try_malloc(MEMO_SIZE * sizeof(uint32_t));
+    w->memo_index = g_try_malloc(MEMO_SIZE);
+    w->attr = liq_attr_create();
+    w->lzw = g_try_malloc0(sizeof *w->lzw);
+    if (!w->frame || !w->written || !w->shown || !w->indices || !w->changed || !w->packed || !w->memo_colour
+        || !w->memo_index || !w->attr || !w->lzw) {
+        vips_error("gif_write", "out of memory for a %d×%d frame", width, height);
+        return -1;
+    }
+    int effort = s->effort < 1 ? 1 : s->effort > 10 ? 10 : s->effort;
+    if (liq_set_max_colors(w->attr, w->max_colours) != LIQ_OK || liq_set_quality(w->attr, 0, 100) != LIQ_OK
+        || liq_set_speed(w->attr, 11 - effort) != LIQ_OK) {
+        vips_error("gif_write", "libimagequant refused the settings");
+        return -1;
+    }
+    return 0;
+}
+
+GIFR_HIDDEN int gifw_finish(gif_writer *w, unsigned char **gif, size_t *length) {
+    if (w->number != w->frames) {
+        vips_error("gif_write", "%d of %d frames written", w->number, w->frames);
+        return -1;
+    }
+    if (!gifr_append_byte(&w->out, 0x3b) || w->out.failed) {
+        vips_error("gif_write", "out of memory for the GIF");
+        return -1;
+    }
+    *gif = w->out.bytes, *length = w->out.length;
+    w->out.bytes = NULL;
+    return 0;
+}
+
+GIFR_HIDDEN void gifw_end(gif_writer *w) {
+    free(w->out.bytes);
+    if (w->attr) liq_attr_destroy(w->attr);
+    g_free(w->frame), g_free(w->written), g_free(w->shown), g_free(w->indices), g_free(w->changed), g_free(w->packed);
+    g_free(w->memo_colour), g_free(w->memo_index), g_free(w->lzw);
+    *w = (gif_writer){0};
+}
+
 int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, size_t *length) {
     *gif = NULL, *length = 0;
     VipsImage *image = NULL;
     if (ready(in, &image)) return -1;
-    gif_writer w = {0};
-    w.width = image->Xsize;
-    w.height = vips_image_get_page_height(image);
-    w.frames = image->Ysize / w.height;
-    w.bands = image->Bands;
-    if ((guint64)w.width * (guint64)w.height > INT_MAX / 4 || w.width > 65535 || w.height > 65535) {
-        vips_error("gif_write", "a %d×%d frame is too large for a GIF", w.width, w.height);
-        g_object_unref(image);
-        return -1;
-    }
-    // Clamped to the largest RGB distance (and NaN to 0), so that its square is an int.
-    w.max_error = s->interframe_maxerror > 0 ? (s->interframe_maxerror < 442 ? s->interframe_maxerror : 442) : 0;
-    w.max_palette_error = s->reuse ? s->interpalette_maxerror : 0;
-    // 2^bitdepth − 1 colours, so that the index for unchanged pixels fits a table of 2^bitdepth
-    // (libimagequant wants 2 at least).
-    w.max_colours = s->bitdepth >= 8 ? 255 : s->bitdepth <= 1 ? 2 : (1 << s->bitdepth) - 1;
+    int height = vips_image_get_page_height(image);
+    gif_writer w;
+    int status = -1;
+    if (gifw_begin(&w, s, image->Xsize, height, image->Ysize / height, image->Bands)) goto done;
     // Only an int array: libvips converts another type into a copy it frees before returning.
     if (vips_image_get_typeof(image, "delay") == VIPS_TYPE_ARRAY_INT)
         vips_image_get_array_int(image, "delay", (int **)&w.delays, &w.delay_count);
     if (vips_image_get_typeof(image, "loop")) vips_image_get_int(image, "loop", &w.loop);
-
-    size_t n = (size_t)w.width * (size_t)w.height;
-    w.frame = g_try_malloc(n * 4);
-    w.written = g_try_malloc0(n * 4);
-    w.shown = g_try_malloc0(n * 4);
-    w.indices = g_try_malloc(n);
-    w.changed = g_try_malloc(n);
-    w.packed = g_try_malloc(n * 4);
-    w.memo_colour = g_try_malloc(MEMO_SIZE * sizeof(uint32_t));
-    w.memo_index = g_try_malloc(MEMO_SIZE);
-    w.attr = liq_attr_create();
-    w.lzw = g_try_malloc0(sizeof *w.lzw);
-    int status = -1;
-    if (!w.frame || !w.written || !w.shown || !w.indices || !w.changed || !w.packed || !w.memo_colour || !w.memo_index
-        || !w.attr || !w.lzw) {
-        vips_error("gif_write", "out of memory for a %d×%d frame", w.width, w.height);
-        goto done;
-    }
-    int effort = s->effort < 1 ? 1 : s->effort > 10 ? 10 : s->effort;
-    if (liq_set_max_colors(w.attr, w.max_colours) != LIQ_OK || liq_set_quality(w.attr, 0, 100) != LIQ_OK
-        || liq_set_speed(w.attr, 11 - effort) != LIQ_OK) {
-        vips_error("gif_write", "libimagequant refused the settings");
-        goto done;
-    }
-    if (vips_sink_disc(image, take_rows, &w)) goto done;
-    if (w.number != w.frames) {
-        vips_error("gif_write", "%d of %d frames written", w.number, w.frames);
-        goto done;
-    }
-    if (!gifr_append_byte(&w.out, 0x3b) || w.out.failed) {
-        vips_error("gif_write", "out of memory for the GIF");
-        goto done;
-    }
-    *gif = w.out.bytes, *length = w.out.length;
-    w.out.bytes = NULL;
+    if (vips_sink_disc(image, take_rows, &w) || gifw_finish(&w, gif, length)) goto done;
     status = 0;
 
 done:
-    free(w.out.bytes);
-    if (w.attr) liq_attr_destroy(w.attr);
-    g_free(w.frame), g_free(w.written), g_free(w.shown), g_free(w.indices), g_free(w.changed), g_free(w.packed);
-    g_free(w.memo_colour), g_free(w.memo_index), g_free(w.lzw);
+    gifw_end(&w);
     g_object_unref(image);
     return status;
 }

@@ -3,9 +3,11 @@
 #ifndef PUSHMEDIA_GIF_WRITE_INTERNAL_H
 #define PUSHMEDIA_GIF_WRITE_INTERNAL_H
 
+#include "PushMediaShims.h"
 #include "gif_repack_internal.h"
 
 #include <libimagequant.h>
+#include <vips/vips.h>
 
 /// A palette as written: opaque colours, and the index of a see-through entry if it has one.
 typedef struct {
@@ -36,6 +38,7 @@ typedef struct {
     GifPixelType *indices;
     unsigned char *changed;   // 1 where the frame writes the pixel
     unsigned char *packed;    // RGBA: the changed pixels, one after another, for libimagequant
+    VipsRect last_changes;    // the rectangle of the last frame's changed pixels
     int row;                  // rows of the current frame received
     int number;               // frames written
     // Palettes.
@@ -50,6 +53,22 @@ typedef struct {
     gif_output out;
     gifr_lzw_table *lzw;
 } gif_writer;
+
+// gif_write.c
+/// Starts a GIF of `frames` frames of width × height, from RGB (`bands` 3: alpha 255 in
+/// w->frame) or RGBA pixels (4). The caller may set w->delays, w->delay_count and w->loop.
+/// 0, or -1 with a libvips error; gifw_end in either case.
+GIFR_HIDDEN int gifw_begin(gif_writer *w, const pm_gif_settings *s, int width, int height, int frames, int bands);
+/// Prepares `count` RGBA pixels just put in w->frame (alpha thresholded for 4 bands).
+GIFR_HIDDEN void gifw_take_pixels(gif_writer *w, unsigned char *rgba, size_t count);
+/// Writes w->frame as the next frame. `dirty` (frame coordinates) must hold every pixel that
+/// differs from the frame before; only there (and where the frame before left pixels apart
+/// from the source) are changes looked for. 0, or -1 with a libvips error.
+GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty);
+/// Ends the GIF: *gif (the caller frees it with free) holds *length bytes. 0, or -1.
+GIFR_HIDDEN int gifw_finish(gif_writer *w, unsigned char **gif, size_t *length);
+/// Frees what the writer holds.
+GIFR_HIDDEN void gifw_end(gif_writer *w);
 
 // gif_write_palette.c
 /// The palette for the current frame's changed pixels inside the rectangle (left, top, width,
