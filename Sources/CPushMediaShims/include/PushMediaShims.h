@@ -167,6 +167,26 @@ int pm_gif_load(const char *path, VipsImage **out);
 /// when it holds those colours or is within interpalette_maxerror (0 when reuse is off). Reads a
 /// frame at a time. 0: *gif (free with free) holds *length bytes; -1: a libvips error.
 int pm_gif_write(VipsImage *in, const pm_gif_settings *settings, unsigned char **gif, size_t *length);
+/// What pm_gif_transcode writes: the rectangle (left, top, width, height) of every frame, at
+/// its own size, of the source frames `frames` (`count` of them, in increasing order), each
+/// shown for `delays` milliseconds, looping `loop` times (0 forever, as libvips' `loop`).
+typedef struct {
+    int left, top, width, height;
+    const int *frames;
+    const int *delays;
+    int count;
+    int loop;
+    /// g_get_monotonic_time() at which it stops with an error (0: never).
+    gint64 deadline;
+} pm_gif_cut;
+/// The GIF at `path` cut and written again by PushMedia's decoder and writer with nothing in
+/// between (gif_transcode.c): the writer reads each frame from the decoder's canvas, and only
+/// where the frames drawn since the one before may differ. The same bytes as pm_gif_write of
+/// pm_gif_load's image cut the same way, at a fraction of the cost for frames that change
+/// little. 0: *gif (free with free) holds *length bytes; 1: a file the decoder does not take,
+/// or a cut it cannot make (use libvips); -1: a libvips error.
+int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_settings *settings, unsigned char **gif,
+                     size_t *length);
 /// A lossless second pass over a GIF (giflib, gif_repack.c): each frame cut to the pixels that
 /// change what is shown, unchanged ones inside kept, transparent or the colour already shown
 /// (whichever is smallest), the global palette ordered for narrow LZW codes, and a small

@@ -25,14 +25,21 @@ struct Animation {
     var transform: (Vips.Image) throws -> Vips.Image
     /// When every pass over the frames stops (libvips' kill flag on the decode), if any.
     var deadline: ContinuousClock.Instant?
+    /// The GIF file `open` decodes as it is and the rectangle of its frames this animation
+    /// shows, when ``transform`` does no more than cut that rectangle at its own size: the GIF
+    /// writer then reads the decoder's frames directly (``gifData(scale:_:)``).
+    var gifCut: GIFFileCut?
 
     /// An animation decoded by `open` (frames of `frameSize`, stacked), untransformed.
+    /// `gifFile`: the GIF whose frames `open` gives as PushMedia's decoder draws them (nothing
+    /// resized or colour-managed).
     init(
         open: @escaping () throws -> Vips.Image, frameSize: PixelSize, delays: [Int], loop: Int,
-        deadline: ContinuousClock.Instant? = nil
+        deadline: ContinuousClock.Instant? = nil, gifFile: String? = nil
     ) {
         self.open = open
         self.deadline = deadline
+        self.gifCut = gifFile.map { GIFFileCut(path: $0, rect: PixelRect(x: 0, y: 0, width: frameSize.width, height: frameSize.height)) }
         self.sourceSize = frameSize
         self.size = frameSize
         self.indices = Array(delays.indices)
@@ -81,6 +88,17 @@ struct Animation {
         let previous = self.transform
         copy.transform = { try transform(previous($0)) }
         copy.size = size
+        copy.gifCut = nil
+        return copy
+    }
+
+    /// `rect` of every frame, resized to `size` (``Framed/cut(_:_:to:now:)``), lazily.
+    func cut(_ rect: PixelRect, to size: PixelSize) -> Animation {
+        var copy = map(to: size) { try Framed.cut($0, rect, to: size) }
+        if rect.size == size, let cut = gifCut {
+            copy.gifCut = GIFFileCut(
+                path: cut.path, rect: PixelRect(x: cut.rect.x + rect.x, y: cut.rect.y + rect.y, width: rect.width, height: rect.height))
+        }
         return copy
     }
 
@@ -107,6 +125,13 @@ struct Animation {
     /// with their timing, and the GIF saver pulls a frame at a time, so only a few frames are
     /// ever decoded at once. Returns the bytes and the frame size.
     func gifData(scale: Double = 1, _ settings: GIFSettings) throws -> (data: Data, width: Int, height: Int) {
+        // Frames cut at their own size from a GIF PushMedia decodes: no libvips in between, and
+        // only what moved is looked at (the same bytes).
+        if scale >= 1, settings.dither == 0, let cut = gifCut,
+            let gif = try GIFTranscode.data(cut, frames: indices, delays: delays, loop: loop, settings, until: deadline)
+        {
+            return (gif, cut.rect.width, cut.rect.height)
+        }
         let stacked = try open()
         let cut = frameCutter(stacked)
         let joined = try Vips.Image.animation(count: indices.count, delays: delays, loop: loop) { position in
@@ -140,4 +165,10 @@ struct Animation {
             }
         }
     }
+}
+
+/// A rectangle of a GIF file's frames, as PushMedia's decoder draws them (``Animation/gifCut``).
+struct GIFFileCut: Equatable, Sendable {
+    var path: String
+    var rect: PixelRect
 }

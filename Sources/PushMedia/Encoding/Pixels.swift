@@ -33,12 +33,12 @@ enum Pixels {
         return nil
     }
 
-    /// The same cut applied to the still image or to every frame; `size` is the size the cut
-    /// makes (an animation's frames are cut lazily, when encoded).
-    func map(to size: PixelSize, _ transform: @escaping (Vips.Image) throws -> Vips.Image) rethrows -> Pixels {
+    /// `rect` resized to `size` (``Framed/cut(_:_:to:now:)``): a still's at once, into memory;
+    /// every frame of an animation lazily, when encoded.
+    func cut(_ rect: PixelRect, to size: PixelSize) throws -> Pixels {
         switch self {
-        case .still(let image): .still(try transform(image))
-        case .animation(let animation): .animation(animation.map(to: size, transform))
+        case .still(let image): .still(try Framed.cut(image, rect, to: size, now: true))
+        case .animation(let animation): .animation(animation.cut(rect, to: size))
         }
     }
 }

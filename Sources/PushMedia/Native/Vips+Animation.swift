@@ -105,10 +105,7 @@ extension Vips.Image {
     /// every pixel of every frame); both read the image a frame at a time. Then re-packed
     /// losslessly (``GIFRepack``) unless the settings ask for the writer's bytes as they are.
     func gifData(_ settings: GIFSettings) throws -> Data {
-        var c = pm_gif_settings(
-            bitdepth: Int32(settings.paletteBits), effort: Int32(settings.effort), dither: settings.dither,
-            interframe_maxerror: settings.interframeMaxError, reuse: settings.reusePalette ? 1 : 0,
-            interpalette_maxerror: settings.interpaletteMaxError)
+        var c = settings.native
         let gif: Data
         if settings.dither > 0 {
             gif = try Vips.saveBuffer("gifsave") { buffer, length in pm_gifsave_buffer(pointer, buffer, length, &c) }
@@ -120,7 +117,7 @@ extension Vips.Image {
             }
             gif = Data(bytesNoCopy: bytes, count: length, deallocator: .free)
         }
-        return settings.repack ? GIFRepack.smallest(gif) : gif
+        return settings.finished(gif)
     }
 
     /// An animated GIF with 2^bits colours and the default ``GIFSettings``.
@@ -146,6 +143,18 @@ struct GIFSettings: Equatable, Sendable {
     var interpaletteMaxError = 3.0
     /// Re-pack the writer's output losslessly (``GIFRepack``).
     var repack = true
+
+    /// The settings as PushMedia's writer and libvips' saver take them.
+    var native: pm_gif_settings {
+        pm_gif_settings(
+            bitdepth: Int32(paletteBits), effort: Int32(effort), dither: dither, interframe_maxerror: interframeMaxError,
+            reuse: reusePalette ? 1 : 0, interpalette_maxerror: interpaletteMaxError)
+    }
+
+    /// The writer's GIF, re-packed (``GIFRepack``) unless ``repack`` is off.
+    func finished(_ gif: Data) -> Data {
+        repack ? GIFRepack.smallest(gif) : gif
+    }
 
     /// What PushMedia used before issue 14: full dithering, every pixel of every frame written,
     /// a palette per frame (kept to measure against).

@@ -60,6 +60,7 @@ struct Decoded {
         // libvips' loader does (size, frames, bands); every pass then costs each frame's own
         // rectangle instead of libvips' whole canvas per frame.
         var open = libvipsOpen
+        var gifFile: String?
         if image.source.format == .gif,
             let own = try? Vips.Image.gifThumbnail(
                 path: path, width: plan.decode.width, height: plan.decode.height, colourManaged: colourManaged),
@@ -73,6 +74,9 @@ struct Decoded {
                 decoded.stopEvaluation(at: deadline)
                 return try decoded.lazilyNormalizedToSRGB8()
             }
+            // The decoder's frames as they are (nothing to resize or colour-manage): a GIF cut
+            // from them at its own size is written straight from the decoder.
+            if !colourManaged && own.width == image.size.width && own.pageHeight == image.size.height { gifFile = path }
         }
         let frameHeight = header.pageHeight > 0 ? header.pageHeight : header.height / image.frames
         let frames = max(1, header.height / max(1, frameHeight))
@@ -80,7 +84,7 @@ struct Decoded {
         let animation = Animation(
             open: open, frameSize: PixelSize(width: header.width, height: frameHeight),
             delays: (0..<frames).map { $0 < delays.count && delays[$0] > 0 ? delays[$0] : 100 },
-            loop: header.int(field: "loop") ?? 0, deadline: deadline)
+            loop: header.int(field: "loop") ?? 0, deadline: deadline, gifFile: gifFile)
         return Decoded(pixels: .animation(animation), keepsAlpha: header.hasAlpha, plan: plan)
     }
 

@@ -53,12 +53,8 @@ struct Framed {
                     keepsAlpha = realAlpha
                 }
                 return Framed(
-                    thumbnail: try thumbnailSource.map(to: plan.thumbnail) {
-                        try cut($0, placement.thumbnailRect, to: plan.thumbnail, now: thumbnailSource.isStill)
-                    },
-                    expanded: try decoded.pixels.map(to: plan.expanded) {
-                        try cut($0, placement.expandedRect, to: plan.expanded, now: decoded.pixels.isStill)
-                    },
+                    thumbnail: try thumbnailSource.cut(placement.thumbnailRect, to: plan.thumbnail),
+                    expanded: try decoded.pixels.cut(placement.expandedRect, to: plan.expanded),
                     clipRect: placement.clipRect, representativeFrame: subject.representativeFrame, keepsAlpha: keepsAlpha,
                     placement: placement, working: working)
             }

@@ -1,0 +1,175 @@
+import CPushMediaShims
+import CVips
+import Foundation
+import Testing
+
+@testable import PushMedia
+
+/// Issue 16: a GIF cut at its own size is written straight from PushMedia's decoder
+/// (`pm_gif_transcode`, gif_transcode.c), comparing only where frames may have moved. Its bytes
+/// must be those of the libvips pipeline it replaces (the decoder's image cut by libvips, then
+/// `pm_gif_write` and the re-packing pass) for every file, cut, frame selection and setting.
+@Suite("GIF cut without libvips")
+struct GIFTranscodeTests {
+    typealias Frame = GIFDecoderTests.Frame
+
+    /// The GIF at `path` as the pipeline opens it when PushMedia's decoder takes it (nothing to
+    /// resize or colour-manage).
+    static func animation(_ path: String) throws -> Animation {
+        try Vips.start()
+        let header = try Vips.Image.header(from: Vips.Source(path: path), failOn: .error, allPages: true)
+        let (width, height) = (header.width, header.pageHeight)
+        let open = { () throws -> Vips.Image in
+            guard let frames = try Vips.Image.gifThumbnail(path: path, width: width, height: height, colourManaged: false) else {
+                throw Vips.Error(operation: "gif_read", message: "PushMedia's decoder declined \(path)")
+            }
+            return frames
+        }
+        let frames = header.height / height
+        let delays = header.intArray(field: "delay") ?? []
+        return Animation(
+            open: open, frameSize: PixelSize(width: width, height: height),
+            delays: (0..<frames).map { $0 < delays.count && delays[$0] > 0 ? delays[$0] : 100 }, loop: 0, gifFile: path)
+    }
+
+    /// The same animation written through libvips.
+    static func viaLibvips(_ animation: Animation) -> Animation {
+        var copy = animation
+        copy.gifCut = nil
+        return copy
+    }
+
+    /// Every cut, frame selection and setting gives the libvips pipeline's bytes, and does not
+    /// fall back to it.
+    static func expectSameBytes(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let animation = try animation(path)
+        let (w, h) = (animation.size.width, animation.size.height)
+        let cuts = [
+            PixelRect(x: 0, y: 0, width: w, height: h),
+            PixelRect(x: w / 5, y: h / 7, width: max(1, w / 2), height: max(1, h / 3)),
+            PixelRect(x: w - 1, y: 0, width: 1, height: h),
+        ]
+        let settings = [
+            GIFSettings(paletteBits: 8),
+            GIFSettings(paletteBits: 8, interframeMaxError: 0),
+            GIFSettings(paletteBits: 6, interframeMaxError: 16),
+            GIFSettings(paletteBits: 8, interframeMaxError: 32, reusePalette: false),
+            GIFSettings(paletteBits: 8, interframeMaxError: 8, repack: false),
+        ]
+        for rect in cuts {
+            let cut = animation.cut(rect, to: rect.size)
+            try #require(cut.gifCut != nil, "a cut at its own size keeps the file", sourceLocation: sourceLocation)
+            for kept in [cut, cut.keepingEvery(3), cut.cappingFrameRate(7)] {
+                for setting in settings {
+                    let gifCut = try #require(kept.gifCut)
+                    let direct = try #require(
+                        try GIFTranscode.data(gifCut, frames: kept.indices, delays: kept.delays, loop: kept.loop, setting, until: nil),
+                        "written from the decoder", sourceLocation: sourceLocation)
+                    let expected = try viaLibvips(kept).gifData(setting)
+                    #expect(
+                        direct == expected.data && (expected.width, expected.height) == (rect.width, rect.height),
+                        "\(rect), frames \(kept.indices.prefix(5))…, \(setting): \(direct.count) B, through libvips \(expected.data.count) B",
+                        sourceLocation: sourceLocation)
+                    #expect(try kept.gifData(setting).data == direct, "Animation.gifData takes the direct way", sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
+
+    static func write(_ data: Data, _ name: String = #function) throws -> String {
+        let path = try Fixtures.temporaryFolder(name).appendingPathComponent("in.gif").path
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("Real GIFs: the fixture and gif.py's animations (a photo quantised by libimagequant, flat UI, text, noise)")
+    func realFiles() throws {
+        try Self.expectSameBytes(try Fixtures.url("graphics/animated.gif").path)
+        let folder = try Fixtures.temporaryFolder()
+        for name in ["product-badge", "screen-recording", "text-banner", "noisy"] {
+            let file = folder.appendingPathComponent("\(name).gif")
+            try Fixtures.benchmarkGIF(name, to: file, width: 160, height: 80, frames: 20)
+            try Self.expectSameBytes(file.path)
+        }
+    }
+
+    @Test("Frames over one another with every disposal, with and without see-through indices, and a first frame smaller than the screen")
+    func disposals() throws {
+        let palette = GIFDecoderTests.palette
+        for transparent in [nil, UInt8(3)] {
+            let frames = (0..<9).map { n in
+                Frame(
+                    left: (n * 3) % 11, top: (n * 2) % 7, width: 12 + n % 4, height: 6 + n % 3,
+                    indices: GIFDecoderTests.pattern(12 + n % 4, 6 + n % 3, seed: n), disposal: n % 4, transparent: transparent)
+            }
+            try Self.expectSameBytes(try Self.write(GIFDecoderTests.gif(width: 28, height: 16, global: palette, frames: frames)))
+        }
+        // Frames that leave most of the screen as it is, so most of each comparison is skipped.
+        let small = (0..<12).map { n in
+            Frame(left: n, top: n % 5, width: 3, height: 2, indices: GIFDecoderTests.pattern(3, 2, seed: n), disposal: n % 3 == 2 ? 2 : 1)
+        }
+        let first = Frame(width: 24, height: 10, indices: GIFDecoderTests.pattern(24, 10, seed: 9))
+        try Self.expectSameBytes(try Self.write(GIFDecoderTests.gif(width: 24, height: 10, global: palette, frames: [first] + small)))
+    }
+
+    @Test("A cut the decoder cannot make from the file is left to libvips; a resized cut has no file to read")
+    func declined() throws {
+        let path = try Fixtures.url("graphics/animated.gif").path
+        let animation = try Self.animation(path)
+        let outside = GIFFileCut(path: path, rect: PixelRect(x: 1, y: 0, width: animation.size.width, height: animation.size.height))
+        #expect(try GIFTranscode.data(outside, frames: [0, 1], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
+        let whole = try #require(animation.gifCut)
+        #expect(try GIFTranscode.data(whole, frames: [1, 0], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
+        let png = try Fixtures.url("graphics/tiny.png").path
+        #expect(
+            try GIFTranscode.data(GIFFileCut(path: png, rect: whole.rect), frames: [0], delays: [100], loop: 0, GIFSettings(paletteBits: 8), until: nil)
+                == nil)
+        let resized = animation.cut(whole.rect, to: PixelSize(width: whole.rect.width / 2, height: whole.rect.height / 2))
+        #expect(resized.gifCut == nil)
+        #expect(animation.map(to: animation.size) { $0 }.gifCut == nil)
+    }
+
+    @Test("Bad input and time: a damaged frame fails as the decoder's error (corrupt input), a deadline gone stops it")
+    func failures() throws {
+        let frames = (0..<6).map { n in
+            Frame(width: 16, height: 8, indices: GIFDecoderTests.pattern(16, 8, seed: n), badCodeAfter: n == 4 ? 20 : nil)
+        }
+        let damaged = try Self.animation(try Self.write(GIFDecoderTests.gif(width: 16, height: 8, global: GIFDecoderTests.palette, frames: frames)))
+        let cut = try #require(damaged.gifCut)
+        do {
+            _ = try GIFTranscode.data(cut, frames: damaged.indices, delays: damaged.delays, loop: 0, GIFSettings(paletteBits: 8), until: nil)
+            Issue.record("a damaged frame was written")
+        } catch let error as Vips.Error {
+            #expect(error.message.contains("frame 4: corrupt image data") && error.isSourceDecodeFailure, "\(error)")
+        }
+        let path = try Fixtures.url("graphics/animated.gif").path
+        let animation = try Self.animation(path)
+        do {
+            _ = try GIFTranscode.data(
+                try #require(animation.gifCut), frames: animation.indices, delays: animation.delays, loop: 0, GIFSettings(paletteBits: 8),
+                until: .now - .seconds(1))
+            Issue.record("written past its deadline")
+        } catch let error as Vips.Error {
+            #expect(error.message.contains("time limit reached"), "\(error)")
+        }
+    }
+
+    @Test("The pipeline writes a GIF cut at its own size from the decoder: the expanded variant of a 2:1 GIF")
+    func pipeline() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let source = folder.appendingPathComponent("banner.gif")
+        try Fixtures.benchmarkGIF("text-banner", to: source, width: 320, height: 160, frames: 12)
+        let run = ItemRun(
+            input: InputFile(path: source.path, source: source.lastPathComponent), profile: .default,
+            options: ProcessingOptions(outputDirectory: folder))
+        let decoded = try Decoded.decode(try ProbedImage.probe(try Source.read(run), run), run)
+        let framed = try Framed.cut(decoded, around: try Subject.find(in: decoded, run), run)
+        guard case .animation(let expanded) = framed.expanded else {
+            Issue.record("the expanded variant is not an animation")
+            return
+        }
+        #expect(expanded.gifCut == GIFFileCut(path: source.path, rect: framed.placement.expandedRect))
+        let settings = GIFSettings(paletteBits: 8)
+        #expect(try expanded.gifData(settings).data == (try Self.viaLibvips(expanded).gifData(settings).data))
+    }
+}
