@@ -76,6 +76,56 @@ struct GIFTranscodeTests {
         }
     }
 
+    /// Proxies made from the decoder are libvips' (vips_shrink of each frame), for box factors
+    /// that divide the size, that leave part of a block (rounded up and down) and 1.
+    static func expectSameProxies(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let animation = try animation(path)
+        let (w, h) = (animation.size.width, animation.size.height)
+        for rect in [PixelRect(x: 0, y: 0, width: w, height: h), PixelRect(x: w / 5, y: h / 7, width: max(1, w * 3 / 5), height: max(1, h / 2))] {
+            let cut = animation.cut(rect, to: rect.size)
+            let long = max(rect.width, rect.height)
+            for positions in [Array(0..<cut.frameCount), Array(stride(from: 1, to: cut.frameCount, by: 3))] where !positions.isEmpty {
+                for longSide in Set([long, long / 2, long / 3, long / 7, 64, 13].filter { $0 >= 1 }) {
+                    let factor = max(1, long / longSide)
+                    let gifCut = try #require(cut.gifCut)
+                    let direct = try #require(
+                        try GIFTranscode.proxies(gifCut, frames: positions.map { cut.indices[$0] }, factor: factor, until: nil),
+                        "made from the decoder", sourceLocation: sourceLocation)
+                    let expected = try viaLibvips(cut).proxies(positions, longSide: longSide)
+                    let mine = try cut.proxies(positions, longSide: longSide)
+                    #expect(mine.count == expected.count, sourceLocation: sourceLocation)
+                    for (a, b) in zip(mine, expected) {
+                        let same = try a.memoryBytes() == b.memoryBytes()
+                        #expect(
+                            a.width == b.width && a.height == b.height && a.bands == b.bands && same,
+                            "\(rect), factor \(factor): \(a.width)×\(a.height)×\(a.bands), libvips \(b.width)×\(b.height)×\(b.bands)",
+                            sourceLocation: sourceLocation)
+                    }
+                    #expect(direct.height == mine.reduce(0) { $0 + $1.height }, sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
+
+    @Test("Proxies for the representative frame: libvips' box averages, from real and hand-built GIFs, three and four bands")
+    func proxies() throws {
+        try Self.expectSameProxies(try Fixtures.url("graphics/animated.gif").path)
+        let folder = try Fixtures.temporaryFolder()
+        for name in ["product-badge", "screen-recording"] {
+            let file = folder.appendingPathComponent("\(name).gif")
+            try Fixtures.benchmarkGIF(name, to: file, width: 150, height: 77, frames: 14)
+            try Self.expectSameProxies(file.path)
+        }
+        for transparent in [nil, UInt8(3)] {
+            let frames = (0..<9).map { n in
+                Frame(
+                    left: (n * 3) % 11, top: (n * 2) % 7, width: 12 + n % 4, height: 6 + n % 3,
+                    indices: GIFDecoderTests.pattern(12 + n % 4, 6 + n % 3, seed: n), disposal: n % 4, transparent: transparent)
+            }
+            try Self.expectSameProxies(try Self.write(GIFDecoderTests.gif(width: 29, height: 17, global: GIFDecoderTests.palette, frames: frames)))
+        }
+    }
+
     static func write(_ data: Data, _ name: String = #function) throws -> String {
         let path = try Fixtures.temporaryFolder(name).appendingPathComponent("in.gif").path
         try data.write(to: URL(fileURLWithPath: path))

@@ -187,6 +187,11 @@ typedef struct {
 /// or a cut it cannot make (use libvips); -1: a libvips error.
 int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_settings *settings, unsigned char **gif,
                      size_t *length);
+/// Small copies of the frames `cut` names (its delays and loop unused), straight from
+/// PushMedia's decoder (gif_proxies.c): each frame's cut box-averaged by `factor` (1: as it is),
+/// the same pixels as libvips' vips_shrink, stacked top to bottom in memory. 0: *out; 1: a file
+/// the decoder does not take, or a cut it cannot make (use libvips); -1: a libvips error.
+int pm_gif_proxies(const char *path, const pm_gif_cut *cut, int factor, VipsImage **out);
 /// A lossless second pass over a GIF (giflib, gif_repack.c): each frame cut to the pixels that
 /// change what is shown, unchanged ones inside kept, transparent or the colour already shown
 /// (whichever is smallest), the global palette ordered for narrow LZW codes, and a small

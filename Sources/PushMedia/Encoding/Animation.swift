@@ -154,7 +154,17 @@ struct Animation {
     /// Lanczos resize to exactly `longSide` took a sixth of a small GIF's CPU for 48 proxies,
     /// most of it building the operations.
     func proxies(_ positions: [Int], longSide: Int) throws -> [Vips.Image] {
-        try withFrames(at: positions) { frames in
+        // From a GIF PushMedia decodes: straight from the decoder, averaging only what moved
+        // (the same pixels).
+        if let cut = gifCut, !positions.isEmpty,
+            let joined = try GIFTranscode.proxies(
+                cut, frames: positions.map { indices[$0] }, factor: max(1, max(size.width, size.height) / max(1, longSide)),
+                until: deadline)
+        {
+            let height = joined.height / positions.count
+            return try positions.indices.map { try joined.extractArea(left: 0, top: $0 * height, width: joined.width, height: height) }
+        }
+        return try withFrames(at: positions) { frames in
             let small = try frames.map { frame in
                 try frame.shrunk(by: max(1, max(frame.width, frame.height) / max(1, longSide)))
             }
