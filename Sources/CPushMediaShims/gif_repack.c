@@ -27,6 +27,12 @@ typedef struct {
     gifr_lzw_encoders lzw;
 } repacker;
 
+/// The LZW code size for indices up to `largest`: the fewest bits that hold it, 2 at least.
+static int code_bits(int largest) {
+    int bits = gifr_bits_for(largest + 1);
+    return bits < 2 ? 2 : bits;
+}
+
 /// Appends the candidate to out: its graphics control (when the frame had one or it needs
 /// transparency), image descriptor, local table and LZW data, starting at the fewest bits that
 /// hold its largest index. 0; 1 when out would reach `limit` bytes (given up part way); -1 on
@@ -42,8 +48,7 @@ static int put_candidate(repacker *r, const gifr_frame *f, const candidate *c, g
     size_t n = (size_t)c->width * (size_t)c->height;
     for (size_t i = 0; i < n; i++)
         if (c->pixels[i] > largest) largest = c->pixels[i];
-    int bits = gifr_bits_for(largest + 1);
-    if (bits < 2) bits = 2;
+    int bits = code_bits(largest);
     const ColorMapObject *local = c->local ? c->local : f->local;
     if (!gifr_put_descriptor(out, c->left, c->top, c->width, c->height, local ? local->BitsPerPixel : 0)) return -1;
     if (local && !gifr_append(out, local->Colors, (size_t)3 << local->BitsPerPixel)) return -1;
@@ -174,6 +179,15 @@ static int put_frame(repacker *r, const gifr_frame *f) {
     bool may_clear = f->has_control && !first;
     int clears[2] = {may_clear && t < colours ? t : -1,
                      may_clear && lowest_free < colours && lowest_free != t ? lowest_free : -1};
+    // The lowest free index is worth trying only when its codes start narrower than those of the
+    // frame's own transparent index: otherwise the two candidates (and their small tables) are
+    // the same indices under another name, code for code as long, and the first one tried is kept.
+    int largest_changed = 0;
+    for (int i = 0; i < 256; i++)
+        if (uses[i]) largest_changed = i;
+    if (clears[0] >= 0 && clears[1] >= 0
+        && code_bits(VIPS_MAX(largest_changed, clears[1])) == code_bits(VIPS_MAX(largest_changed, clears[0])))
+        clears[1] = -1;
     candidate replaced;
     for (int k = 0; k < 2 && status == 0; k++)
         if (clears[k] >= 0 && replace_unchanged(r, f, box, &own, NULL, clears[k], &replaced)
