@@ -221,9 +221,10 @@ GIFR_HIDDEN int gifd_open(const char *path, gif_reader **out) {
     size_t pixels = (size_t)r->width * (size_t)r->height;
     r->canvas = malloc(pixels * 4), r->undo = malloc(pixels * 4), r->indices = malloc(pixels + 8);
     r->packed = malloc(r->max_bytes + 8);
-    for (int i = 0; i < r->count && !r->saved; i++)
-        if (r->frames[i].disposal == 3 && !(r->saved = malloc(pixels * 4))) break;
-    if (!r->canvas || !r->undo || !r->indices || !r->packed) {
+    bool restores = false; // a frame with disposal 3 needs the canvas kept from before it
+    for (int i = 0; i < r->count; i++) restores = restores || r->frames[i].disposal == 3;
+    if (restores) r->saved = malloc(pixels * 4);
+    if (!r->canvas || !r->undo || !r->indices || !r->packed || (restores && !r->saved)) {
         vips_error("gif_read", "out of memory");
         gifd_close(r);
         return -1;
