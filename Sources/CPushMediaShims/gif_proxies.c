@@ -49,16 +49,14 @@ static void shrink_blocks(shrinker *s, unsigned char *proxy, int x0, int x1, int
 
 int pm_gif_proxies(const char *path, const pm_gif_cut *cut, int factor, VipsImage **out) {
     *out = NULL;
+    if (factor < 1) return 1;
     gif_reader *r = NULL;
-    int status = gifd_open(path, &r);
+    VipsRect area;
+    int status = gifd_open_cut(path, cut, &r, &area);
     if (status) return status;
-    VipsRect screen = {0, 0, r->width, r->height}, area = {cut->left, cut->top, cut->width, cut->height};
-    bool plain = factor >= 1 && cut->count > 0 && !vips_rect_isempty(&area) && vips_rect_includesrect(&screen, &area);
-    for (int k = 0; plain && k < cut->count; k++)
-        plain = cut->frames[k] >= 0 && cut->frames[k] < r->count && (k == 0 || cut->frames[k] > cut->frames[k - 1]);
     // libvips' size: round(size / factor), and at least a pixel.
     int width = (int)((double)area.width / factor + 0.5), height = (int)((double)area.height / factor + 0.5);
-    if (!plain || width < 1 || height < 1) {
+    if (width < 1 || height < 1) {
         gifd_close(r);
         return 1;
     }
@@ -73,16 +71,10 @@ int pm_gif_proxies(const char *path, const pm_gif_cut *cut, int factor, VipsImag
         goto done;
     }
     for (int k = 0; k < cut->count; k++) {
-        if (cut->deadline && g_get_monotonic_time() >= cut->deadline) {
-            vips_error("gif_proxies", "frame %d: time limit reached", cut->frames[k]);
-            goto done;
-        }
-        r->dirty = (VipsRect){0, 0, 0, 0};
-        if (gifd_show(r, cut->frames[k])) goto done; // the first starts from frame 0: all of it dirty
+        VipsRect dirty;
+        if (gifd_show_cut(r, cut, &area, k, &dirty, "gif_proxies")) goto done;
         unsigned char *proxy = proxies + proxy_bytes * k;
         if (k > 0) memcpy(proxy, proxy - proxy_bytes, proxy_bytes);
-        VipsRect dirty;
-        vips_rect_intersectrect(&r->dirty, &area, &dirty);
         if (vips_rect_isempty(&dirty)) continue;
         // The blocks holding the dirty pixels (the last also holds copies of the edge).
         int x0 = (dirty.left - area.left) / factor, y0 = (dirty.top - area.top) / factor;

@@ -233,6 +233,33 @@ GIFR_HIDDEN int gifd_open(const char *path, gif_reader **out) {
     return 0;
 }
 
+GIFR_HIDDEN int gifd_open_cut(const char *path, const pm_gif_cut *cut, gif_reader **out, VipsRect *area) {
+    int status = gifd_open(path, out);
+    if (status) return status;
+    const gif_reader *r = *out;
+    VipsRect screen = {0, 0, r->width, r->height};
+    *area = (VipsRect){cut->left, cut->top, cut->width, cut->height};
+    bool plain = cut->count > 0 && !vips_rect_isempty(area) && vips_rect_includesrect(&screen, area);
+    for (int k = 0; plain && k < cut->count; k++)
+        plain = cut->frames[k] >= 0 && cut->frames[k] < r->count && (k == 0 || cut->frames[k] > cut->frames[k - 1]);
+    if (plain) return 0;
+    gifd_close(*out);
+    *out = NULL;
+    return 1;
+}
+
+GIFR_HIDDEN int gifd_show_cut(gif_reader *r, const pm_gif_cut *cut, const VipsRect *area, int k, VipsRect *dirty,
+                              const char *domain) {
+    if (cut->deadline && g_get_monotonic_time() >= cut->deadline) {
+        vips_error(domain, "frame %d: time limit reached", cut->frames[k]);
+        return -1;
+    }
+    r->dirty = (VipsRect){0, 0, 0, 0};
+    if (gifd_show(r, cut->frames[k])) return -1; // the first starts from frame 0: all of it dirty
+    vips_rect_intersectrect(&r->dirty, area, dirty);
+    return 0;
+}
+
 int pm_gif_load(const char *path, VipsImage **out) {
     gif_reader *r = NULL;
     int status = gifd_open(path, &r);

@@ -4,6 +4,7 @@
 #ifndef PUSHMEDIA_GIF_READ_INTERNAL_H
 #define PUSHMEDIA_GIF_READ_INTERNAL_H
 
+#include "PushMediaShims.h"
 #include "gif_repack_internal.h"
 
 #include <vips/vips.h>
@@ -54,6 +55,15 @@ GIFR_HIDDEN void gifd_close(gif_reader *r);
 /// an earlier one), widening r->dirty by every pixel the frames drawn may change (the whole
 /// screen when it starts from frame 0). 0, or -1 with a libvips error.
 GIFR_HIDDEN int gifd_show(gif_reader *r, int n);
+/// gifd_open for the direct readers of a cut (gif_transcode.c, gif_proxies.c): 1 also when
+/// `cut` is not a rectangle inside the screen of frames the file has, in increasing order.
+/// *area: the cut's rectangle.
+GIFR_HIDDEN int gifd_open_cut(const char *path, const pm_gif_cut *cut, gif_reader **out, VipsRect *area);
+/// Brings the canvas to the cut's k-th frame; *dirty: where it may differ, inside `area`, from
+/// the frame shown before (all of `area` for the first). Past the cut's deadline, or when the
+/// frame does not decode: -1 with a libvips error (`domain`: "frame N: time limit reached").
+GIFR_HIDDEN int gifd_show_cut(gif_reader *r, const pm_gif_cut *cut, const VipsRect *area, int k, VipsRect *dirty,
+                              const char *domain);
 /// Maps the file at `path` read-only into r->file (pages shared with the page cache, as libvips'
 /// loader maps it). 0, or -1.
 GIFR_HIDDEN int gifd_map_file(const char *path, gif_reader *r);

@@ -40,30 +40,16 @@ int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_setti
                      size_t *length) {
     *gif = NULL, *length = 0;
     gif_reader *r = NULL;
-    int status = gifd_open(path, &r);
+    VipsRect area;
+    int status = gifd_open_cut(path, cut, &r, &area);
     if (status) return status;
-    // A cut inside the screen, of frames the file has, in order.
-    VipsRect screen = {0, 0, r->width, r->height}, area = {cut->left, cut->top, cut->width, cut->height};
-    bool plain = cut->count > 0 && !vips_rect_isempty(&area) && vips_rect_includesrect(&screen, &area);
-    for (int k = 0; plain && k < cut->count; k++)
-        plain = cut->frames[k] >= 0 && cut->frames[k] < r->count && (k == 0 || cut->frames[k] > cut->frames[k - 1]);
-    if (!plain) {
-        gifd_close(r);
-        return 1;
-    }
     gif_writer w;
     status = -1;
     if (gifw_begin(&w, settings, area.width, area.height, cut->count, r->bands)) goto done;
     w.delays = cut->delays, w.delay_count = cut->count, w.loop = cut->loop;
     for (int k = 0; k < cut->count; k++) {
-        if (cut->deadline && g_get_monotonic_time() >= cut->deadline) {
-            vips_error("gif_write", "frame %d: time limit reached", k);
-            goto done;
-        }
-        r->dirty = (VipsRect){0, 0, 0, 0};
-        if (gifd_show(r, cut->frames[k])) goto done; // the first starts from frame 0: all of it dirty
         VipsRect dirty;
-        vips_rect_intersectrect(&r->dirty, &area, &dirty);
+        if (gifd_show_cut(r, cut, &area, k, &dirty, "gif_write")) goto done;
         take_rect(&w, r, &area, &dirty);
         dirty.left -= area.left, dirty.top -= area.top;
         if (gifw_write_frame(&w, &dirty)) goto done;
