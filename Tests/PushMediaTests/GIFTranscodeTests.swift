@@ -63,7 +63,7 @@ struct GIFTranscodeTests {
                 for setting in settings {
                     let gifCut = try #require(kept.gifCut)
                     let direct = try #require(
-                        try GIFTranscode.data(gifCut, frames: kept.indices, delays: kept.delays, loop: kept.loop, setting, until: nil),
+                        try gifCut.gifData(frames: kept.indices, delays: kept.delays, loop: kept.loop, setting, until: nil),
                         "written from the decoder", sourceLocation: sourceLocation)
                     let expected = try viaLibvips(kept).gifData(setting)
                     #expect(
@@ -89,7 +89,7 @@ struct GIFTranscodeTests {
                     let factor = max(1, long / longSide)
                     let gifCut = try #require(cut.gifCut)
                     let direct = try #require(
-                        try GIFTranscode.proxies(gifCut, frames: positions.map { cut.indices[$0] }, factor: factor, until: nil),
+                        try gifCut.proxies(frames: positions.map { cut.indices[$0] }, factor: factor, until: nil),
                         "made from the decoder", sourceLocation: sourceLocation)
                     let expected = try viaLibvips(cut).proxies(positions, longSide: longSide)
                     let mine = try cut.proxies(positions, longSide: longSide)
@@ -167,12 +167,12 @@ struct GIFTranscodeTests {
         let path = try Fixtures.url("graphics/animated.gif").path
         let animation = try Self.animation(path)
         let outside = GIFFileCut(path: path, rect: PixelRect(x: 1, y: 0, width: animation.size.width, height: animation.size.height))
-        #expect(try GIFTranscode.data(outside, frames: [0, 1], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
+        #expect(try outside.gifData(frames: [0, 1], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
         let whole = try #require(animation.gifCut)
-        #expect(try GIFTranscode.data(whole, frames: [1, 0], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
+        #expect(try whole.gifData(frames: [1, 0], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
         let png = try Fixtures.url("graphics/tiny.png").path
         #expect(
-            try GIFTranscode.data(GIFFileCut(path: png, rect: whole.rect), frames: [0], delays: [100], loop: 0, GIFSettings(paletteBits: 8), until: nil)
+            try GIFFileCut(path: png, rect: whole.rect).gifData(frames: [0], delays: [100], loop: 0, GIFSettings(paletteBits: 8), until: nil)
                 == nil)
         let resized = animation.cut(whole.rect, to: PixelSize(width: whole.rect.width / 2, height: whole.rect.height / 2))
         #expect(resized.gifCut == nil)
@@ -187,7 +187,7 @@ struct GIFTranscodeTests {
         let damaged = try Self.animation(try Self.write(GIFDecoderTests.gif(width: 16, height: 8, global: GIFDecoderTests.palette, frames: frames)))
         let cut = try #require(damaged.gifCut)
         do {
-            _ = try GIFTranscode.data(cut, frames: damaged.indices, delays: damaged.delays, loop: 0, GIFSettings(paletteBits: 8), until: nil)
+            _ = try cut.gifData(frames: damaged.indices, delays: damaged.delays, loop: 0, GIFSettings(paletteBits: 8), until: nil)
             Issue.record("a damaged frame was written")
         } catch let error as Vips.Error {
             #expect(error.message.contains("frame 4: corrupt image data") && error.isSourceDecodeFailure, "\(error)")
@@ -195,8 +195,7 @@ struct GIFTranscodeTests {
         let path = try Fixtures.url("graphics/animated.gif").path
         let animation = try Self.animation(path)
         do {
-            _ = try GIFTranscode.data(
-                try #require(animation.gifCut), frames: animation.indices, delays: animation.delays, loop: 0, GIFSettings(paletteBits: 8),
+            _ = try #require(animation.gifCut).gifData(frames: animation.indices, delays: animation.delays, loop: 0, GIFSettings(paletteBits: 8),
                 until: .now - .seconds(1))
             Issue.record("written past its deadline")
         } catch let error as Vips.Error {

@@ -128,7 +128,7 @@ struct Animation {
         // Frames cut at their own size from a GIF PushMedia decodes: no libvips in between, and
         // only what moved is looked at (the same bytes).
         if scale >= 1, settings.dither == 0, let cut = gifCut,
-            let gif = try GIFTranscode.data(cut, frames: indices, delays: delays, loop: loop, settings, until: deadline)
+            let gif = try cut.gifData(frames: indices, delays: delays, loop: loop, settings, until: deadline)
         {
             return (gif, cut.rect.width, cut.rect.height)
         }
@@ -157,8 +157,8 @@ struct Animation {
         // From a GIF PushMedia decodes: straight from the decoder, averaging only what moved
         // (the same pixels).
         if let cut = gifCut, !positions.isEmpty,
-            let joined = try GIFTranscode.proxies(
-                cut, frames: positions.map { indices[$0] }, factor: max(1, max(size.width, size.height) / max(1, longSide)),
+            let joined = try cut.proxies(
+                frames: positions.map { indices[$0] }, factor: max(1, max(size.width, size.height) / max(1, longSide)),
                 until: deadline)
         {
             let height = joined.height / positions.count
@@ -177,7 +177,8 @@ struct Animation {
     }
 }
 
-/// A rectangle of a GIF file's frames, as PushMedia's decoder draws them (``Animation/gifCut``).
+/// A rectangle of a GIF file's frames, as PushMedia's decoder draws them (``Animation/gifCut``;
+/// read straight from the decoder in GIFFileCut+Decoder.swift).
 struct GIFFileCut: Equatable, Sendable {
     var path: String
     var rect: PixelRect

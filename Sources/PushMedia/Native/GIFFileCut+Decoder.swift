@@ -2,34 +2,24 @@ import CPushMediaShims
 import CVips
 import Foundation
 
-/// A GIF cut and written again by PushMedia's decoder and writer with nothing in between
-/// (`pm_gif_transcode`, gif_transcode.c): the writer reads each frame from the decoder's canvas,
-/// only where the frames drawn since the last one written may differ. The bytes are those of
-/// ``Vips/Image/gifData(_:)`` for the decoder's image cut the same way.
-enum GIFTranscode {
-    /// The frames at `frames` (increasing source indices) of `cut`, each shown `delays`
-    /// milliseconds, as a GIF with `settings` (undithered), re-packed unless the settings say
-    /// otherwise. nil when the decoder does not take the file or the cut: go through libvips.
-    /// Stops with an error at `deadline`.
-    static func data(
-        _ cut: GIFFileCut, frames: [Int], delays: [Int], loop: Int, _ settings: GIFSettings,
-        until deadline: ContinuousClock.Instant?
+/// A GIF cut read straight from PushMedia's decoder, with no libvips in between: written again
+/// by the GIF writer (`pm_gif_transcode`, gif_transcode.c) or shrunk into proxies
+/// (`pm_gif_proxies`, gif_proxies.c). Both look only where the frames drawn since the last one
+/// may differ, and make what the libvips path makes from the decoder's image cut the same way
+/// (``Vips/Image/gifData(_:)``, `vips_shrink`). Each returns nil when the decoder does not take
+/// the file or the cut (the caller goes through libvips), and stops with an error at `deadline`.
+extension GIFFileCut {
+    /// The frames at `frames` (increasing source indices), each shown `delays` milliseconds, as
+    /// a GIF with `settings` (undithered), re-packed unless the settings say otherwise.
+    func gifData(
+        frames: [Int], delays: [Int], loop: Int, _ settings: GIFSettings, until deadline: ContinuousClock.Instant?
     ) throws -> Data? {
         precondition(settings.dither == 0, "the writer does not dither")
-        let frames32 = frames.map { Int32(clamping: $0) }
-        let delays32 = delays.map { Int32(clamping: $0) }
         var native = settings.native
         var bytes: UnsafeMutablePointer<UInt8>?
         var length = 0
-        let status = frames32.withUnsafeBufferPointer { frames in
-            delays32.withUnsafeBufferPointer { delays in
-                var c = pm_gif_cut(
-                    left: Int32(cut.rect.x), top: Int32(cut.rect.y), width: Int32(cut.rect.width), height: Int32(cut.rect.height),
-                    frames: frames.baseAddress, delays: delays.baseAddress, count: Int32(min(frames.count, delays.count)),
-                    loop: Int32(clamping: loop),
-                    deadline: monotonic(deadline))
-                return pm_gif_transcode(cut.path, &c, &native, &bytes, &length)
-            }
+        let status = withNative(frames: frames, delays: delays, loop: loop, until: deadline) { cut in
+            pm_gif_transcode(path, cut, &native, &bytes, &length)
         }
         switch status {
         case 0:
@@ -40,19 +30,12 @@ enum GIFTranscode {
         }
     }
 
-    /// The frames at `frames` (increasing source indices) of `cut`, each box-averaged by
-    /// `factor` (1: as they are) as libvips' shrink makes it, stacked top to bottom in memory
-    /// (`pm_gif_proxies`): only the blocks the frames drawn since the last one may change are
-    /// averaged again. nil when the decoder does not take the file or the cut: go through
-    /// libvips. Stops with an error at `deadline`.
-    static func proxies(_ cut: GIFFileCut, frames: [Int], factor: Int, until deadline: ContinuousClock.Instant?) throws -> Vips.Image? {
-        let frames32 = frames.map { Int32(clamping: $0) }
+    /// The frames at `frames` (increasing source indices), each box-averaged by `factor` (1: as
+    /// they are) as libvips' shrink makes it, stacked top to bottom in memory.
+    func proxies(frames: [Int], factor: Int, until deadline: ContinuousClock.Instant?) throws -> Vips.Image? {
         var image: UnsafeMutablePointer<VipsImage>?
-        let status = frames32.withUnsafeBufferPointer { frames in
-            var c = pm_gif_cut(
-                left: Int32(cut.rect.x), top: Int32(cut.rect.y), width: Int32(cut.rect.width), height: Int32(cut.rect.height),
-                frames: frames.baseAddress, delays: nil, count: Int32(frames.count), loop: 0, deadline: monotonic(deadline))
-            return pm_gif_proxies(cut.path, &c, Int32(clamping: factor), &image)
+        let status = withNative(frames: frames, delays: nil, loop: 0, until: deadline) { cut in
+            pm_gif_proxies(path, cut, Int32(clamping: factor), &image)
         }
         switch status {
         case 0: return image.map { Vips.Image(owning: $0) }
@@ -61,8 +44,24 @@ enum GIFTranscode {
         }
     }
 
-    /// `deadline` as g_get_monotonic_time() microseconds (0: none).
-    private static func monotonic(_ deadline: ContinuousClock.Instant?) -> gint64 {
-        deadline.map { g_get_monotonic_time() + gint64(max(1, $0.nanosecondsFromNow / 1000)) } ?? 0
+    /// `body` with this cut as C takes it (`pm_gif_cut`); the deadline as g_get_monotonic_time()
+    /// microseconds (0: none).
+    private func withNative(
+        frames: [Int], delays: [Int]?, loop: Int, until deadline: ContinuousClock.Instant?,
+        _ body: (UnsafePointer<pm_gif_cut>) -> Int32
+    ) -> Int32 {
+        let frames32 = frames.map { Int32(clamping: $0) }
+        let delays32 = delays?.map { Int32(clamping: $0) }
+        let count = min(frames.count, delays?.count ?? frames.count)
+        let microseconds = deadline.map { g_get_monotonic_time() + gint64(max(1, $0.nanosecondsFromNow / 1000)) } ?? 0
+        return frames32.withUnsafeBufferPointer { frames in
+            (delays32 ?? []).withUnsafeBufferPointer { delays in
+                var cut = pm_gif_cut(
+                    left: Int32(rect.x), top: Int32(rect.y), width: Int32(rect.width), height: Int32(rect.height),
+                    frames: frames.baseAddress, delays: delays32 == nil ? nil : delays.baseAddress, count: Int32(count),
+                    loop: Int32(clamping: loop), deadline: microseconds)
+                return body(&cut)
+            }
+        }
     }
 }
