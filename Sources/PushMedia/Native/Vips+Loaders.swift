@@ -150,22 +150,30 @@ extension Vips.Image {
     }
 
     /// ``thumbnail(from:width:height:allPages:failOn:colourManaged:)`` of every frame of a GIF,
-    /// decoded by PushMedia's own GIF decoder (`pm_gif_load`, gif_read.c: libvips' pixels, each
-    /// frame costing only its own rectangle) instead of libvips' loader; nil for a file that
-    /// decoder leaves to libvips (a frame outside the picture, a malformed or truncated block).
+    /// decoded by PushMedia's own GIF decoder (``gifFrames(path:)``) instead of libvips' loader;
+    /// nil for a file that decoder leaves to libvips.
     static func gifThumbnail(path: String, width: Int, height: Int, colourManaged: Bool) throws -> Vips.Image? {
+        try gifFrames(path: path)?.gifFitted(width: width, height: height, colourManaged: colourManaged)
+    }
+
+    /// Every frame of a GIF as PushMedia's own GIF decoder draws it (`pm_gif_load`, gif_read.c:
+    /// libvips' pixels, each frame costing only its own rectangle), stacked; nil for a file that
+    /// decoder leaves to libvips (a frame outside the picture, a malformed or truncated block).
+    static func gifFrames(path: String) throws -> Vips.Image? {
         var frames: UnsafeMutablePointer<VipsImage>?
         switch pm_gif_load(path, &frames) {
-        case 0:
-            guard let frames else { return nil }
-            let image = Vips.Image(owning: frames)
-            // vips_thumbnail_image reads its input sequentially (every frame, whatever is asked):
-            // only when there is something to do.
-            if image.width <= width && image.pageHeight <= height && !colourManaged { return image }
-            return try image.thumbnailImage(width: width, height: height, colourManaged: colourManaged)
+        case 0: return frames.map { Vips.Image(owning: $0) }
         case 1: return nil
         default: throw Vips.Error(operation: "gif_read", message: Vips.takeError())
         }
+    }
+
+    /// These decoded GIF frames fitted inside width × height and colour-managed, as
+    /// `vips_thumbnail_image` does; this very image when there is nothing to do (it reads its
+    /// input sequentially: every frame, whatever is asked).
+    func gifFitted(width: Int, height: Int, colourManaged: Bool) throws -> Vips.Image {
+        if self.width <= width && pageHeight <= height && !colourManaged { return self }
+        return try thumbnailImage(width: width, height: height, colourManaged: colourManaged)
     }
 
     /// `vips_thumbnail_image` of an image opened by ``shrunkOnLoad(_:width:height:allPages:failOn:)``.

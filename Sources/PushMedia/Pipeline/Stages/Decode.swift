@@ -61,9 +61,8 @@ struct Decoded {
         // rectangle instead of libvips' whole canvas per frame.
         var open = libvipsOpen
         var gifFile: String?
-        if image.source.format == .gif,
-            let own = try? Vips.Image.gifThumbnail(
-                path: path, width: plan.decode.width, height: plan.decode.height, colourManaged: colourManaged),
+        if image.source.format == .gif, let frames = try? Vips.Image.gifFrames(path: path),
+            let own = try? frames.gifFitted(width: plan.decode.width, height: plan.decode.height, colourManaged: colourManaged),
             own.width == header.width, own.height == header.height, own.bands == header.bands,
             own.pageHeight == header.pageHeight
         {
@@ -76,7 +75,7 @@ struct Decoded {
             }
             // The decoder's frames as they are (nothing to resize or colour-manage): a GIF cut
             // from them at its own size is written straight from the decoder.
-            if !colourManaged && own.width == image.size.width && own.pageHeight == image.size.height { gifFile = path }
+            if own === frames { gifFile = path }
         }
         let frameHeight = header.pageHeight > 0 ? header.pageHeight : header.height / image.frames
         let frames = max(1, header.height / max(1, frameHeight))
