@@ -82,7 +82,8 @@ struct Animation {
     }
 
     /// The same transform applied to every frame after the current one (lazily), timing
-    /// unchanged; `size` is the size it makes.
+    /// unchanged; `size` is the size it makes. ``gifCut`` is dropped: an arbitrary transform is
+    /// not a plain cut (``cut(_:to:)`` keeps it when it is).
     func map(to size: PixelSize, _ transform: @escaping (Vips.Image) throws -> Vips.Image) -> Animation {
         var copy = self
         let previous = self.transform
