@@ -17,6 +17,16 @@ typedef struct {
     unsigned generation;      // which palette the nearest-colour memo was filled for
 } gifw_palette;
 
+/// A palette's opaque entries in order of r + g + b (ties in index order), and where each sum
+/// starts: the nearest colour to a pixel is searched outwards from its own sum.
+typedef struct {
+    int count;
+    int sum[256];
+    unsigned char index[256];
+    unsigned char rgb[256][3];
+    short start[766]; // the first position whose sum is at least s
+} gifw_by_sum;
+
 #define MEMO_BITS 16
 #define MEMO_SIZE (1u << MEMO_BITS)
 
@@ -49,6 +59,8 @@ typedef struct {
     uint32_t *memo_colour;
     unsigned char *memo_index;
     unsigned memo_generation;
+    // The same palette's opaque entries sorted by r + g + b, for the nearest-colour search.
+    gifw_by_sum by_sum;
     // Output.
     gif_output out;
     gifr_lzw_table *lzw;

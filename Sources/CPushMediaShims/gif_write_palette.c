@@ -45,24 +45,76 @@ static double palette_distance(const gifw_palette *from, const gifw_palette *to)
     return sqrt(total / (3.0 * from->count));
 }
 
-/// The index of the palette colour nearest to `colour` (0x00RRGGBB), through the memo.
+/// Fills `into` with `p`'s opaque entries sorted by r + g + b (a counting sort: stable, so equal
+/// sums stay in index order).
+static void sort_by_sum(const gifw_palette *p, gifw_by_sum *into) {
+    short count[766] = {0};
+    for (int i = 0; i < p->count; i++)
+        if (i != p->see_through) count[p->rgb[i][0] + p->rgb[i][1] + p->rgb[i][2]]++;
+    int position = 0;
+    for (int s = 0; s < 766; s++) {
+        into->start[s] = (short)position;
+        position += count[s];
+    }
+    into->count = position;
+    short next[766];
+    memcpy(next, into->start, sizeof next);
+    for (int i = 0; i < p->count; i++) {
+        if (i == p->see_through) continue;
+        int sum = p->rgb[i][0] + p->rgb[i][1] + p->rgb[i][2];
+        int k = next[sum]++;
+        into->sum[k] = sum;
+        into->index[k] = (unsigned char)i;
+        memcpy(into->rgb[k], p->rgb[i], 3);
+    }
+}
+
+/// The index of the palette colour nearest to `colour` (0x00RRGGBB), through the memo: the
+/// smallest squared distance, the lowest index among equals (what a scan of every entry in
+/// index order finds).
+///
+/// The search starts at the entries with the colour's own r + g + b and goes outwards on both
+/// sides. A side stops where its sums are so far off that no entry beyond can be as near as
+/// the best so far: (Δr + Δg + Δb)² ≤ 3 (Δr² + Δg² + Δb²), so an entry whose sum differs by
+/// Δs is at least Δs² / 3 away.
 GIFR_HIDDEN int gifw_nearest(gif_writer *w, const gifw_palette *p, uint32_t colour) {
+    gifw_by_sum *sorted = &w->by_sum;
     if (w->memo_generation != p->generation) {
         memset(w->memo_colour, 0xff, MEMO_SIZE * sizeof(uint32_t)); // 0xffffffff: no colour
         w->memo_generation = p->generation;
+        sort_by_sum(p, sorted);
     }
     uint32_t slot = (colour * 2654435761u) >> (32 - MEMO_BITS);
     if (w->memo_colour[slot] == colour) return w->memo_index[slot];
     int r = (int)(colour >> 16), g = (int)((colour >> 8) & 0xff), b = (int)(colour & 0xff);
+    int s = r + g + b;
     int best = INT_MAX, index = 0;
-    for (int i = 0; i < p->count; i++) {
-        if (i == p->see_through) continue;
-        int dr = r - p->rgb[i][0], dg = g - p->rgb[i][1], db = b - p->rgb[i][2];
-        int d = dr * dr + dg * dg + db * db;
-        if (d < best) {
-            best = d;
-            index = i;
-            if (d == 0) break;
+    int down = sorted->start[s] - 1, up = sorted->start[s];
+    bool go_down = down >= 0, go_up = up < sorted->count;
+    while (go_up || go_down) {
+        if (go_up) {
+            int ds = sorted->sum[up] - s;
+            if ((long long)ds * ds > 3LL * best) {
+                go_up = false;
+            } else {
+                const unsigned char *c = sorted->rgb[up];
+                int dr = r - c[0], dg = g - c[1], db = b - c[2];
+                int d = dr * dr + dg * dg + db * db, i = sorted->index[up];
+                if (d < best || (d == best && i < index)) best = d, index = i;
+                go_up = ++up < sorted->count;
+            }
+        }
+        if (go_down) {
+            int ds = s - sorted->sum[down];
+            if ((long long)ds * ds > 3LL * best) {
+                go_down = false;
+            } else {
+                const unsigned char *c = sorted->rgb[down];
+                int dr = r - c[0], dg = g - c[1], db = b - c[2];
+                int d = dr * dr + dg * dg + db * db, i = sorted->index[down];
+                if (d < best || (d == best && i < index)) best = d, index = i;
+                go_down = --down >= 0;
+            }
         }
     }
     w->memo_colour[slot] = colour;
