@@ -133,6 +133,31 @@ struct GIFWriterTests {
         }
     }
 
+    @Test("a frame of random colours, far more than a palette holds: every pixel is shown as the palette colour nearest to it")
+    func nearestColour() throws {
+        // 9,216 pixels of random colours, so libimagequant's 255 entries are nearly all used and
+        // a search that stops too early or looks one way only picks a farther one somewhere.
+        var random = CropGeometryTests.SeededRandom(state: 16)
+        let frame = (0..<96 * 96 * 3).map { _ in UInt8.random(in: 0...255, using: &random) }
+        for settings in Self.settings(interframeMaxError: 0) {
+            let (_, gif) = try Self.written([frame], width: 96, height: 96, bands: 3, settings: settings)
+            let decoded = try Self.rgba(gif)[0]
+            var used = Set<[Int]>()
+            for i in 0..<96 * 96 { used.insert((0..<3).map { Int(decoded[i * 4 + $0]) }) }
+            let palette = Array(used)
+            #expect(palette.count > 200, "only \(palette.count) colours used: the test measures little")
+            func distance(_ i: Int, _ colour: [Int]) -> Int {
+                (0..<3).reduce(0) { $0 + (Int(frame[i * 3 + $1]) - colour[$1]) * (Int(frame[i * 3 + $1]) - colour[$1]) }
+            }
+            var farther = 0
+            for i in 0..<96 * 96 {
+                let shown = distance(i, (0..<3).map { Int(decoded[i * 4 + $0]) })
+                if palette.contains(where: { distance(i, $0) < shown }) { farther += 1 }
+            }
+            #expect(farther == 0, "repack \(settings.repack): \(farther) pixels shown with a colour farther than another of the palette")
+        }
+    }
+
     @Test("alpha: see-through stays see-through, opaque stays opaque; a pixel turning see-through keeps what was shown (no disposal)")
     func alpha() throws {
         // 32×16: left half see-through, right half red; frame 1 draws a blue square in the
