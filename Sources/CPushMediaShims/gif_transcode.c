@@ -52,7 +52,13 @@ int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_setti
         if (gifd_show_cut(r, cut, &area, k, &dirty, "gif_write")) goto done;
         take_rect(&w, r, &area, &dirty);
         dirty.left -= area.left, dirty.top -= area.top;
-        if (gifw_write_frame(&w, &dirty)) goto done;
+        int written = gifw_write_frame(&w, &dirty);
+        if (written == 2) {
+            *length = gifw_estimate(&w);
+            status = 2;
+            goto done;
+        }
+        if (written) goto done;
     }
     if (gifw_finish(&w, gif, length)) goto done;
     status = 0;

@@ -193,6 +193,11 @@ GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty) {
         || out->failed)
         goto failed;
     w->number += 1;
+    if (w->number == 1) w->first_bytes = out->length;
+    if (w->give_up_bytes && out->length > w->give_up_bytes && w->number >= 2 && w->number < w->frames) {
+        w->gave_up = true;
+        return 2;
+    }
     return 0;
 
 failed:
@@ -221,7 +226,8 @@ static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
             to[0] = from[0], to[1] = from[1], to[2] = from[2], to[3] = 255;
         }
         if (++w->row == w->height) {
-            // Any pixel may have changed.
+            // Any pixel may have changed. Given up: the sink stops as on an error (pm_gif_write
+            // tells them apart).
             if (gifw_write_frame(w, &(VipsRect){0, 0, w->width, w->height}) != 0) return -1;
             w->row = 0;
         }
@@ -264,6 +270,7 @@ GIFR_HIDDEN int gifw_begin(gif_writer *w, const pm_gif_settings *s, int width, i
     // Clamped to the largest RGB distance (and NaN to 0), so that its square is an int.
     w->max_error = s->interframe_maxerror > 0 ? (s->interframe_maxerror < 442 ? s->interframe_maxerror : 442) : 0;
     w->max_palette_error = s->reuse ? s->interpalette_maxerror : 0;
+    w->give_up_bytes = s->give_up_bytes;
     // 2^bitdepth − 1 colours, so that the index for unchanged pixels fits a table of 2^bitdepth
     // (libimagequant wants 2 at least).
     w->max_colours = s->bitdepth >= 8 ? 255 : s->bitdepth <= 1 ? 2 : (1 << s->bitdepth) - 1;
@@ -306,6 +313,12 @@ GIFR_HIDDEN int gifw_finish(gif_writer *w, unsigned char **gif, size_t *length) 
     return 0;
 }
 
+GIFR_HIDDEN size_t gifw_estimate(const gif_writer *w) {
+    if (w->number < 2) return w->out.length;
+    double others = (double)(w->out.length - w->first_bytes) / (w->number - 1);
+    return w->first_bytes + (size_t)llround(others * (w->frames - 1)) + 1; // and the trailer
+}
+
 GIFR_HIDDEN void gifw_end(gif_writer *w) {
     free(w->out.bytes);
     if (w->attr) liq_attr_destroy(w->attr);
@@ -326,7 +339,13 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, s
     if (vips_image_get_typeof(image, "delay") == VIPS_TYPE_ARRAY_INT)
         vips_image_get_array_int(image, "delay", (int **)&w.delays, &w.delay_count);
     if (vips_image_get_typeof(image, "loop")) vips_image_get_int(image, "loop", &w.loop);
-    if (vips_sink_disc(image, take_rows, &w) || gifw_finish(&w, gif, length)) goto done;
+    if (vips_sink_disc(image, take_rows, &w)) {
+        if (!w.gave_up) goto done;
+        *length = gifw_estimate(&w);
+        status = 2;
+        goto done;
+    }
+    if (gifw_finish(&w, gif, length)) goto done;
     status = 0;
 
 done:

@@ -1,6 +1,7 @@
 import CPushMediaShims
 import CVips
 import Foundation
+import PushMediaModel
 import Testing
 
 @testable import PushMedia
@@ -63,7 +64,7 @@ struct GIFTranscodeTests {
                 for setting in settings {
                     let gifCut = try #require(kept.gifCut)
                     let direct = try #require(
-                        try gifCut.gifData(frames: kept.indices, delays: kept.delays, loop: kept.loop, setting, until: nil),
+                        try gifCut.gifAttempt(frames: kept.indices, delays: kept.delays, loop: kept.loop, setting, until: nil)?.data,
                         "written from the decoder", sourceLocation: sourceLocation)
                     let expected = try viaLibvips(kept).gifData(setting)
                     #expect(
@@ -167,12 +168,12 @@ struct GIFTranscodeTests {
         let path = try Fixtures.url("graphics/animated.gif").path
         let animation = try Self.animation(path)
         let outside = GIFFileCut(path: path, rect: PixelRect(x: 1, y: 0, width: animation.size.width, height: animation.size.height))
-        #expect(try outside.gifData(frames: [0, 1], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
+        #expect(try outside.gifAttempt(frames: [0, 1], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
         let whole = try #require(animation.gifCut)
-        #expect(try whole.gifData(frames: [1, 0], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
+        #expect(try whole.gifAttempt(frames: [1, 0], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
         let png = try Fixtures.url("graphics/tiny.png").path
         #expect(
-            try GIFFileCut(path: png, rect: whole.rect).gifData(frames: [0], delays: [100], loop: 0, GIFSettings(paletteBits: 8), until: nil)
+            try GIFFileCut(path: png, rect: whole.rect).gifAttempt(frames: [0], delays: [100], loop: 0, GIFSettings(paletteBits: 8), until: nil)
                 == nil)
         let resized = animation.cut(whole.rect, to: PixelSize(width: whole.rect.width / 2, height: whole.rect.height / 2))
         #expect(resized.gifCut == nil)
@@ -187,7 +188,7 @@ struct GIFTranscodeTests {
         let damaged = try Self.animation(try Self.write(GIFDecoderTests.gif(width: 16, height: 8, global: GIFDecoderTests.palette, frames: frames)))
         let cut = try #require(damaged.gifCut)
         do {
-            _ = try cut.gifData(frames: damaged.indices, delays: damaged.delays, loop: 0, GIFSettings(paletteBits: 8), until: nil)
+            _ = try cut.gifAttempt(frames: damaged.indices, delays: damaged.delays, loop: 0, GIFSettings(paletteBits: 8), until: nil)
             Issue.record("a damaged frame was written")
         } catch let error as Vips.Error {
             #expect(error.message.contains("frame 4: corrupt image data") && error.isSourceDecodeFailure, "\(error)")
@@ -195,11 +196,64 @@ struct GIFTranscodeTests {
         let path = try Fixtures.url("graphics/animated.gif").path
         let animation = try Self.animation(path)
         do {
-            _ = try #require(animation.gifCut).gifData(frames: animation.indices, delays: animation.delays, loop: 0, GIFSettings(paletteBits: 8),
+            _ = try #require(animation.gifCut).gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, GIFSettings(paletteBits: 8),
                 until: .now - .seconds(1))
             Issue.record("written past its deadline")
         } catch let error as Vips.Error {
             #expect(error.message.contains("time limit reached"), "\(error)")
+        }
+    }
+
+    @Test("Past a byte bound the writer gives up: both ways at the same frame with the same estimate, near the whole GIF's size; under it, the same bytes")
+    func givingUp() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let source = folder.appendingPathComponent("noisy.gif")
+        try Fixtures.benchmarkGIF("noisy", to: source, width: 160, height: 80, frames: 12)
+        let animation = try Self.animation(source.path)
+        let cut = try #require(animation.gifCut)
+        var plain = GIFSettings(paletteBits: 8)
+        plain.repack = false
+        let whole = try animation.gifData(plain).data.count
+        for fraction in [0.1, 1.0 / 3, 0.8] {
+            var bounded = plain
+            bounded.giveUpAbove = Int(Double(whole) * fraction)
+            let direct = try #require(try cut.gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, bounded, until: nil))
+            let throughLibvips = try Self.viaLibvips(animation).gifAttempt(bounded).attempt
+            guard case .gaveUp(let estimate) = direct else {
+                Issue.record("\(fraction) of \(whole) B: not given up (\(direct))")
+                continue
+            }
+            #expect(throughLibvips == direct, "the libvips path gave up elsewhere: \(throughLibvips) against \(direct)")
+            #expect(estimate > bounded.giveUpAbove!)
+            // Noise costs about the same every frame, so the estimate is close.
+            #expect(abs(Double(estimate - whole)) < 0.1 * Double(whole), "estimated \(estimate) B, written whole \(whole) B")
+        }
+        // A bound never passed changes nothing, re-packed or not.
+        for repack in [false, true] {
+            var settings = plain
+            settings.repack = repack
+            var bounded = settings
+            bounded.giveUpAbove = whole
+            let unbounded = try animation.gifData(settings).data
+            #expect(try cut.gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, bounded, until: nil) == .gif(unbounded))
+            #expect(try Self.viaLibvips(animation).gifAttempt(bounded).attempt == .gif(unbounded))
+        }
+    }
+
+    @Test("A GIF that cannot fit: the attempts given up are named as estimates, the smallest (the last rung, finished) as a size")
+    func givenUpInTheFailure() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let source = folder.appendingPathComponent("noisy.gif")
+        try Fixtures.benchmarkGIF("noisy", to: source, width: 160, height: 80, frames: 12)
+        let animation = try Self.animation(source.path)
+        do {
+            _ = try ImageEncoder.encode(
+                .animation(animation), role: .expanded, as: .gif, budget: 300, profile: .default, deadline: .now + .seconds(120))
+            Issue.record("a noisy GIF fitted 300 bytes")
+        } catch let error as ItemError {
+            #expect(error.code == .overBudget)
+            #expect(error.message.contains("full size: about ") && error.message.contains("(given up part way)"), "\(error.message)")
+            #expect(!error.message.contains("was about"), "the smallest attempt is the last rung, finished: \(error.message)")
         }
     }
 

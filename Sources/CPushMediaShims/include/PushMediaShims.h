@@ -149,6 +149,11 @@ typedef struct {
     /// Keep the previous frame's palette while its error stays within interpalette_maxerror.
     int reuse;
     double interpalette_maxerror;
+    /// PushMedia's writer only (0: never): once the GIF passes this many bytes with frames still
+    /// to write (two written at least), it stops and returns 2 with *length its estimate of the
+    /// whole GIF (the first frame's bytes, plus the others' average times the frames after it)
+    /// and no bytes. A budget ladder's attempt far over its limit need not be finished.
+    size_t give_up_bytes;
 } pm_gif_settings;
 
 /// Animated GIF (frames stacked vertically, page-height, delay and loop set on the image).
@@ -165,7 +170,8 @@ int pm_gif_load(const char *path, VipsImage **out);
 /// colours when at most 2^bitdepth − 1, else libimagequant's), are mapped to the nearest palette
 /// colour and written; the global palette (the first frame's) or the previous frame's is kept
 /// when it holds those colours or is within interpalette_maxerror (0 when reuse is off). Reads a
-/// frame at a time. 0: *gif (free with free) holds *length bytes; -1: a libvips error.
+/// frame at a time. 0: *gif (free with free) holds *length bytes; 2: given up (give_up_bytes),
+/// *length the estimate; -1: a libvips error.
 int pm_gif_write(VipsImage *in, const pm_gif_settings *settings, unsigned char **gif, size_t *length);
 /// What pm_gif_transcode writes: the rectangle (left, top, width, height) of every frame, at
 /// its own size, of the source frames `frames` (`count` of them, in increasing order), each
@@ -184,7 +190,8 @@ typedef struct {
 /// where the frames drawn since the one before may differ. The same bytes as pm_gif_write of
 /// pm_gif_load's image cut the same way, at a fraction of the cost for frames that change
 /// little. 0: *gif (free with free) holds *length bytes; 1: a file the decoder does not take,
-/// or a cut it cannot make (use libvips); -1: a libvips error.
+/// or a cut it cannot make (use libvips); 2: given up (give_up_bytes), *length the estimate;
+/// -1: a libvips error.
 int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_settings *settings, unsigned char **gif,
                      size_t *length);
 /// Small copies of the frames `cut` names (its delays and loop unused), straight from

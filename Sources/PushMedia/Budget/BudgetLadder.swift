@@ -180,7 +180,21 @@ public struct BudgetLadder: Sendable {
         }
     }
 
-    /// Records the size of an attempt and says what to do next.
+    /// How many times the limit a GIF attempt may grow before its encoder gives up on it.
+    public static let giveUpFactor = 3
+
+    /// The bytes past which the encoder may give up the attempt just asked for and ``record``
+    /// an estimate of its whole size instead: an animated GIF attempt three times over the limit
+    /// (``giveUpFactor``) cannot fit, and the rest of it (for a large source most of the work)
+    /// would only sharpen the prediction of the rungs after it. Nil (finish it) for stills, JPEG,
+    /// PNG, and the last rung, whose exact size a failure reports.
+    public var giveUpBytes: Int? {
+        guard case .gif(let frames, _, _, _) = format, frames > 2, position < sequence.count - 1 else { return nil }
+        return limit.multipliedReportingOverflow(by: Self.giveUpFactor).overflow ? nil : limit * Self.giveUpFactor
+    }
+
+    /// Records the size of an attempt (an estimate when its encoder gave up past
+    /// ``giveUpBytes``) and says what to do next.
     public mutating func record(_ settings: EncodeSettings, bytes: Int) -> Decision {
         attempts.append((settings, bytes))
         let fits = bytes <= limit

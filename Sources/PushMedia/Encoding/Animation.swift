@@ -126,10 +126,19 @@ struct Animation {
     /// with their timing, and the GIF saver pulls a frame at a time, so only a few frames are
     /// ever decoded at once. Returns the bytes and the frame size.
     func gifData(scale: Double = 1, _ settings: GIFSettings) throws -> (data: Data, width: Int, height: Int) {
+        var whole = settings
+        whole.giveUpAbove = nil
+        let written = try gifAttempt(scale: scale, whole)
+        guard let data = written.attempt.data else { preconditionFailure("a writer with no bound gave up") }
+        return (data, written.width, written.height)
+    }
+
+    /// ``gifData(scale:_:)``, given up part way past ``GIFSettings/giveUpAbove``.
+    func gifAttempt(scale: Double = 1, _ settings: GIFSettings) throws -> (attempt: GIFAttempt, width: Int, height: Int) {
         // Frames cut at their own size from a GIF PushMedia decodes: no libvips in between, and
         // only what moved is looked at (the same bytes).
         if scale >= 1, settings.dither == 0, let cut = gifCut,
-            let gif = try cut.gifData(frames: indices, delays: delays, loop: loop, settings, until: deadline)
+            let gif = try cut.gifAttempt(frames: indices, delays: delays, loop: loop, settings, until: deadline)
         {
             return (gif, cut.rect.width, cut.rect.height)
         }
@@ -140,7 +149,7 @@ struct Animation {
         }
         let frameHeight = joined.height / max(1, indices.count)
         return try stacked.killed(at: deadline) {
-            try joined.killed(at: deadline) { (try joined.gifData(settings), joined.width, frameHeight) }
+            try joined.killed(at: deadline) { (try joined.gifAttempt(settings), joined.width, frameHeight) }
         }
     }
 

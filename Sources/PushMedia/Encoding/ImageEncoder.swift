@@ -63,24 +63,28 @@ enum ImageEncoder {
             size: PixelSize(width: pixels.width, height: pixels.height))
         var settings = ladder.start()
         // Attempts that fit, so the accepted one need not be encoded again.
-        var fitting: [(settings: EncodeSettings, rendered: Rendered)] = []
+        var fitting: [(settings: EncodeSettings, rendered: Rendered, data: Data)] = []
+        // Attempts given up part way, whose sizes are estimates.
+        var givenUp: [EncodeSettings] = []
         while true {
             if ContinuousClock.now > deadline {
                 throw ItemError(.timeout, "time limit reached while fitting the \(role.rawValue) into \(budget) bytes")
             }
+            let giveUpAbove = ladder.giveUpBytes
             let rendered = try Vips.attributed(until: deadline) {
-                try render(pixels, format: format, settings: settings, profile: profile)
+                try render(pixels, format: format, settings: settings, profile: profile, giveUpAbove: giveUpAbove)
             }
-            if rendered.data.count <= ladder.limit { fitting.append((settings, rendered)) }
-            switch ladder.record(settings, bytes: rendered.data.count) {
+            if let data = rendered.data, data.count <= ladder.limit { fitting.append((settings, rendered, data)) }
+            if rendered.data == nil { givenUp.append(settings) }
+            switch ladder.record(settings, bytes: rendered.bytes) {
             case .attempt(let next):
                 settings = next
             case .accept(let accepted, _):
-                guard let chosen = fitting.last(where: { $0.settings == accepted })?.rendered, chosen.data.count <= hardLimit else {
+                guard let (_, chosen, data) = fitting.last(where: { $0.settings == accepted }), data.count <= hardLimit else {
                     throw ItemError(.internalError, "budget ladder accepted an attempt that was not kept")
                 }
                 return EncodedImage(
-                    role: role, data: chosen.data, format: format, width: chosen.width, height: chosen.height,
+                    role: role, data: data, format: format, width: chosen.width, height: chosen.height,
                     frames: chosen.frames, budget: ladder.limit, settings: accepted,
                     encoding: Attachment.Encoding(
                         quality: accepted.quality, colours: accepted.colours, scale: accepted.scale,
@@ -88,22 +92,31 @@ enum ImageEncoder {
                         interframeMaxError: format == .gif ? accepted.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError : nil,
                         attempts: ladder.attempts.count))
             case .fail(let smallest, let bytes):
+                func size(_ settings: EncodeSettings, _ bytes: Int) -> String {
+                    givenUp.contains(settings) ? "about \(bytes) (given up part way)" : "\(bytes)"
+                }
                 throw ItemError(
                     .overBudget,
                     "the \(role.rawValue) cannot fit \(ladder.limit) bytes: the smallest of \(ladder.attempts.count) attempts "
-                        + "was \(bytes) bytes (\(smallest)); tried \(ladder.attempts.map { "\($0.settings): \($0.bytes)" }.joined(separator: "; "))")
+                        + "was \(size(smallest, bytes)) bytes (\(smallest)); tried "
+                        + ladder.attempts.map { "\($0.settings): \(size($0.settings, $0.bytes))" }.joined(separator: "; "))
             }
         }
     }
 
     struct Rendered {
-        var data: Data
+        /// The encoded bytes; nil when the GIF writer gave up past the ladder's bound.
+        var data: Data?
+        /// `data`'s length, or the writer's estimate of it when given up.
+        var bytes: Int
         var width: Int
         var height: Int
         var frames: Int?
     }
 
-    static func render(_ pixels: Pixels, format: OutputImageFormat, settings: EncodeSettings, profile: Profile) throws -> Rendered {
+    static func render(
+        _ pixels: Pixels, format: OutputImageFormat, settings: EncodeSettings, profile: Profile, giveUpAbove: Int? = nil
+    ) throws -> Rendered {
         switch pixels {
         case .still(let image):
             let scaled = try image.scaled(by: settings.scale)
@@ -113,11 +126,18 @@ enum ImageEncoder {
                 case .png: try scaled.pngData(compression: profile.png.compression, paletteBits: settings.paletteBits)
                 case .gif: try scaled.gifData(gifSettings(settings))
                 }
-            return Rendered(data: data, width: scaled.width, height: scaled.height)
+            return Rendered(data: data, bytes: data.count, width: scaled.width, height: scaled.height)
         case .animation(let animation):
             let kept = animation.keepingEvery(settings.frameStep)
-            let gif = try kept.gifData(scale: settings.scale, gifSettings(settings))
-            return Rendered(data: gif.data, width: gif.width, height: gif.height, frames: kept.frameCount)
+            var gifSettings = gifSettings(settings)
+            gifSettings.giveUpAbove = giveUpAbove
+            let gif = try kept.gifAttempt(scale: settings.scale, gifSettings)
+            let bytes: Int =
+                switch gif.attempt {
+                case .gif(let data): data.count
+                case .gaveUp(let estimate): estimate
+                }
+            return Rendered(data: gif.attempt.data, bytes: bytes, width: gif.width, height: gif.height, frames: kept.frameCount)
         }
     }
 

@@ -10,10 +10,11 @@ import Foundation
 /// the file or the cut (the caller goes through libvips), and stops with an error at `deadline`.
 extension GIFFileCut {
     /// The frames at `frames` (increasing source indices), each shown `delays` milliseconds, as
-    /// a GIF with `settings` (undithered), re-packed unless the settings say otherwise.
-    func gifData(
+    /// a GIF with `settings` (undithered), re-packed unless the settings say otherwise; given up
+    /// part way past ``GIFSettings/giveUpAbove``.
+    func gifAttempt(
         frames: [Int], delays: [Int], loop: Int, _ settings: GIFSettings, until deadline: ContinuousClock.Instant?
-    ) throws -> Data? {
+    ) throws -> GIFAttempt? {
         precondition(settings.dither == 0, "the writer does not dither")
         var native = settings.native
         var bytes: UnsafeMutablePointer<UInt8>?
@@ -24,8 +25,9 @@ extension GIFFileCut {
         switch status {
         case 0:
             guard let bytes else { return nil }
-            return settings.finished(Data(bytesNoCopy: bytes, count: length, deallocator: .free))
+            return .gif(settings.finished(Data(bytesNoCopy: bytes, count: length, deallocator: .free)))
         case 1: return nil
+        case 2: return .gaveUp(estimatedBytes: length)
         default: throw Vips.Error(operation: "gif_write", message: Vips.takeError())
         }
     }

@@ -105,24 +105,48 @@ extension Vips.Image {
     /// every pixel of every frame); both read the image a frame at a time. Then re-packed
     /// losslessly (``GIFRepack``) unless the settings ask for the writer's bytes as they are.
     func gifData(_ settings: GIFSettings) throws -> Data {
+        var whole = settings
+        whole.giveUpAbove = nil
+        guard case .gif(let gif) = try gifAttempt(whole) else { preconditionFailure("a writer with no bound gave up") }
+        return gif
+    }
+
+    /// ``gifData(_:)``, given up part way when PushMedia's writer passes
+    /// ``GIFSettings/giveUpAbove`` (libvips' saver, when dithering, always finishes).
+    func gifAttempt(_ settings: GIFSettings) throws -> GIFAttempt {
         var c = settings.native
-        let gif: Data
         if settings.dither > 0 {
-            gif = try Vips.saveBuffer("gifsave") { buffer, length in pm_gifsave_buffer(pointer, buffer, length, &c) }
-        } else {
-            var bytes: UnsafeMutablePointer<UInt8>?
-            var length = 0
-            guard pm_gif_write(pointer, &c, &bytes, &length) == 0, let bytes else {
-                throw Vips.Error(operation: "gif_write", message: Vips.takeError())
-            }
-            gif = Data(bytesNoCopy: bytes, count: length, deallocator: .free)
+            return .gif(settings.finished(try Vips.saveBuffer("gifsave") { buffer, length in pm_gifsave_buffer(pointer, buffer, length, &c) }))
         }
-        return settings.finished(gif)
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        switch pm_gif_write(pointer, &c, &bytes, &length) {
+        case 0 where bytes != nil:
+            return .gif(settings.finished(Data(bytesNoCopy: bytes!, count: length, deallocator: .free)))
+        case 2:
+            return .gaveUp(estimatedBytes: length)
+        default:
+            throw Vips.Error(operation: "gif_write", message: Vips.takeError())
+        }
     }
 
     /// An animated GIF with 2^bits colours and the default ``GIFSettings``.
     func gifData(paletteBits: Int) throws -> Data {
         try gifData(GIFSettings(paletteBits: paletteBits))
+    }
+}
+
+/// What writing a GIF under a byte bound (``GIFSettings/giveUpAbove``) gives.
+enum GIFAttempt: Equatable {
+    /// The GIF, finished (and re-packed unless the settings say otherwise).
+    case gif(Data)
+    /// Given up part way, past the bound: the writer's estimate of the whole GIF's bytes before
+    /// re-packing (the first frame's bytes plus the others' average for each frame after it).
+    case gaveUp(estimatedBytes: Int)
+
+    /// The GIF, or nil when given up.
+    var data: Data? {
+        if case .gif(let data) = self { data } else { nil }
     }
 }
 
@@ -143,12 +167,15 @@ struct GIFSettings: Equatable, Sendable {
     var interpaletteMaxError = 3.0
     /// Re-pack the writer's output losslessly (``GIFRepack``).
     var repack = true
+    /// PushMedia's writer stops once the GIF passes this many bytes with frames still to write
+    /// (``GIFAttempt/gaveUp(estimatedBytes:)``); nil: it always finishes.
+    var giveUpAbove: Int?
 
     /// The settings as PushMedia's writer and libvips' saver take them.
     var native: pm_gif_settings {
         pm_gif_settings(
             bitdepth: Int32(paletteBits), effort: Int32(effort), dither: dither, interframe_maxerror: interframeMaxError,
-            reuse: reusePalette ? 1 : 0, interpalette_maxerror: interpaletteMaxError)
+            reuse: reusePalette ? 1 : 0, interpalette_maxerror: interpaletteMaxError, give_up_bytes: giveUpAbove.map { max(1, $0) } ?? 0)
     }
 
     /// The writer's GIF, re-packed (``GIFRepack``) unless ``repack`` is off.
