@@ -65,6 +65,7 @@ typedef struct {
     unsigned memo_generation;
     // The same palette's opaque entries sorted by r + g + b, for the nearest-colour search.
     gifw_by_sum by_sum;
+    int last_nearest;         // the index last found for that palette (-1: none yet)
     // Output.
     gif_output out;
     gifr_lzw_table *lzw;
