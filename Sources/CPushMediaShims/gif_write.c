@@ -226,8 +226,7 @@ static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
             to[0] = from[0], to[1] = from[1], to[2] = from[2], to[3] = 255;
         }
         if (++w->row == w->height) {
-            // Any pixel may have changed. Given up: the sink stops as on an error (pm_gif_write
-            // tells them apart).
+            // Any pixel may have changed. Given up (2): stop the sink (see pm_gif_write).
             if (gifw_write_frame(w, &(VipsRect){0, 0, w->width, w->height}) != 0) return -1;
             w->row = 0;
         }
@@ -339,13 +338,16 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, s
     if (vips_image_get_typeof(image, "delay") == VIPS_TYPE_ARRAY_INT)
         vips_image_get_array_int(image, "delay", (int **)&w.delays, &w.delay_count);
     if (vips_image_get_typeof(image, "loop")) vips_image_get_int(image, "loop", &w.loop);
-    if (vips_sink_disc(image, take_rows, &w)) {
-        if (!w.gave_up) goto done;
+    // Given up, the sink stops as on an error, and says "write failed" in libvips' error buffer
+    // (a stray line Vips.attributed's re-run keeps out of other items' messages); in its last
+    // strip it returns 0, so gave_up is what tells.
+    int sunk = vips_sink_disc(image, take_rows, &w);
+    if (w.gave_up) {
         *length = gifw_estimate(&w);
         status = 2;
         goto done;
     }
-    if (gifw_finish(&w, gif, length)) goto done;
+    if (sunk || gifw_finish(&w, gif, length)) goto done;
     status = 0;
 
 done:
