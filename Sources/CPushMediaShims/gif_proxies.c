@@ -23,9 +23,27 @@ typedef struct {
     unsigned char *column; // a row of vertical averages
 } shrinker;
 
+/// Factor 1: copies pixels [x0, x1] × [y0, y1] of the cut as they are (RGBA, or its RGB).
+static void copy_pixels(shrinker *s, unsigned char *proxy, int x0, int x1, int y0, int y1) {
+    const int bands = s->bands;
+    for (int y = y0; y <= y1; y++) {
+        const unsigned char *row = (const unsigned char *)(s->r->canvas + (size_t)(s->area.top + y) * s->r->width + s->area.left);
+        unsigned char *out = proxy + ((size_t)y * s->width + x0) * bands;
+        if (bands == 4) {
+            memcpy(out, row + (size_t)x0 * 4, (size_t)(x1 - x0 + 1) * 4);
+        } else {
+            for (int x = x0; x <= x1; x++, out += 3) memcpy(out, row + (size_t)x * 4, 3);
+        }
+    }
+}
+
 /// Averages proxy blocks [x0, x1] × [y0, y1] of the canvas into `proxy`.
 static void shrink_blocks(shrinker *s, unsigned char *proxy, int x0, int x1, int y0, int y1) {
     const int f = s->factor, bands = s->bands, half = f / 2;
+    if (f == 1) {
+        copy_pixels(s, proxy, x0, x1, y0, y1);
+        return;
+    }
     const int left = x0 * f, right = VIPS_MIN((x1 + 1) * f, s->area.width); // cut columns read
     for (int oy = y0; oy <= y1; oy++) {
         memset(s->sums + (size_t)left * bands, 0, (size_t)(right - left) * bands * sizeof *s->sums);

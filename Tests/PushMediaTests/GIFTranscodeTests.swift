@@ -105,10 +105,20 @@ struct GIFTranscodeTests {
                     #expect(direct.height == mine.reduce(0) { $0 + $1.height }, sourceLocation: sourceLocation)
                 }
             }
+            // One frame as it is (the representative frame the subject is found on and the still
+            // thumbnail is cut from): the decoder's canvas copied, libvips' pixels.
+            for position in Set([0, cut.frameCount / 2, cut.frameCount - 1]) {
+                let a = try cut.frame(position), b = try viaLibvips(cut).frame(position)
+                let same = try a.memoryBytes() == b.memoryBytes()
+                #expect(
+                    a.width == b.width && a.height == b.height && a.bands == b.bands && a.interpretation == b.interpretation && same,
+                    "\(rect), frame \(position): \(a.width)×\(a.height)×\(a.bands), libvips \(b.width)×\(b.height)×\(b.bands)",
+                    sourceLocation: sourceLocation)
+            }
         }
     }
 
-    @Test("Proxies for the representative frame: libvips' box averages, from real and hand-built GIFs, three and four bands")
+    @Test("Proxies for the representative frame, and the frame itself: libvips' box averages and pixels, from real and hand-built GIFs, three and four bands")
     func proxies() throws {
         try Self.expectSameProxies(try Fixtures.url("graphics/animated.gif").path)
         let folder = try Fixtures.temporaryFolder()

@@ -155,7 +155,14 @@ struct Animation {
 
     /// One frame (position in ``indices``), transformed, copied into memory.
     func frame(_ position: Int) throws -> Vips.Image {
-        try withFrames(at: [position]) { try $0[0].copyMemory() }
+        // From a GIF PushMedia decodes: the decoder draws up to the frame and its cut is copied
+        // from the canvas (the same pixels), with no libvips threads in between.
+        if let cut = gifCut, indices.indices.contains(position),
+            let frame = try cut.proxies(frames: [indices[position]], factor: 1, until: deadline)
+        {
+            return frame
+        }
+        return try withFrames(at: [position]) { try $0[0].copyMemory() }
     }
 
     /// Small copies of the frames at `positions`, in memory: one pass over the file, holding only
