@@ -13,6 +13,9 @@ struct Subject {
     var faces: [UnitRect]?
     /// The animation frame that stands for the whole; nil for a still image.
     var representativeFrame: Int?
+    /// That frame as decoded (in memory), which the subject was found on: the still thumbnail is
+    /// cut from it without decoding it again. Nil for a still image.
+    var representativeImage: Vips.Image?
 
     /// Long side of the proxy the attention and entropy search runs on.
     static let proxySide = 256
@@ -44,6 +47,7 @@ struct Subject {
                 subject = Subject(point: point, strategy: SubjectStrategy(strategy), faces: faces)
             }
             subject.representativeFrame = frame
+            if frame != nil { subject.representativeImage = image }
         } catch let error as Vips.Error {
             // An animation's frames are decoded here: the deadline's kill flag can stop them.
             if run.isPastDeadline { throw run.timedOut("finding the subject") }

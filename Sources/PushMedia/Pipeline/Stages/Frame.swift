@@ -47,8 +47,9 @@ struct Framed {
                 var thumbnailSource = decoded.pixels
                 var keepsAlpha = decoded.keepsAlpha
                 if run.profile.animation.stillThumbnail, case .animation(let animation) = decoded.pixels {
-                    // The one frame the still is cut from, decoded now; its own alpha decides PNG or JPEG.
-                    let (still, realAlpha) = try animation.frame(subject.representativeFrame ?? 0).normalizedToSRGB8()
+                    // The one frame the still is cut from (the subject search's); its own alpha decides PNG or JPEG.
+                    let frame = try subject.representativeImage ?? animation.frame(subject.representativeFrame ?? 0)
+                    let (still, realAlpha) = try frame.normalizedToSRGB8()
                     thumbnailSource = .still(still)
                     keepsAlpha = realAlpha
                 }
