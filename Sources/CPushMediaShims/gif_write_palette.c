@@ -69,6 +69,18 @@ static void sort_by_sum(const gifw_palette *p, gifw_by_sum *into) {
     }
 }
 
+/// One step of the nearest-colour search: the entry at sorted position k, whose sum is `ds` off
+/// the colour's (r, g, b), kept in *best / *index when nearer (or as near with a lower index).
+/// false when no entry further out on this side can be as near.
+static inline bool visit(const gifw_by_sum *sorted, int k, int ds, int r, int g, int b, int *best, int *index) {
+    if ((long long)ds * ds > 3LL * *best) return false;
+    const unsigned char *c = sorted->rgb[k];
+    int dr = r - c[0], dg = g - c[1], db = b - c[2];
+    int d = dr * dr + dg * dg + db * db, i = sorted->index[k];
+    if (d < *best || (d == *best && i < *index)) *best = d, *index = i;
+    return true;
+}
+
 /// The index of the palette colour nearest to `colour` (0x00RRGGBB), through the memo: the
 /// smallest squared distance, the lowest index among equals (what a scan of every entry in
 /// index order finds).
@@ -99,30 +111,8 @@ GIFR_HIDDEN int gifw_nearest(gif_writer *w, const gifw_palette *p, uint32_t colo
     int down = sorted->start[s] - 1, up = sorted->start[s];
     bool go_down = down >= 0, go_up = up < sorted->count;
     while (go_up || go_down) {
-        if (go_up) {
-            int ds = sorted->sum[up] - s;
-            if ((long long)ds * ds > 3LL * best) {
-                go_up = false;
-            } else {
-                const unsigned char *c = sorted->rgb[up];
-                int dr = r - c[0], dg = g - c[1], db = b - c[2];
-                int d = dr * dr + dg * dg + db * db, i = sorted->index[up];
-                if (d < best || (d == best && i < index)) best = d, index = i;
-                go_up = ++up < sorted->count;
-            }
-        }
-        if (go_down) {
-            int ds = s - sorted->sum[down];
-            if ((long long)ds * ds > 3LL * best) {
-                go_down = false;
-            } else {
-                const unsigned char *c = sorted->rgb[down];
-                int dr = r - c[0], dg = g - c[1], db = b - c[2];
-                int d = dr * dr + dg * dg + db * db, i = sorted->index[down];
-                if (d < best || (d == best && i < index)) best = d, index = i;
-                go_down = --down >= 0;
-            }
-        }
+        if (go_up) go_up = visit(sorted, up, sorted->sum[up] - s, r, g, b, &best, &index) && ++up < sorted->count;
+        if (go_down) go_down = visit(sorted, down, s - sorted->sum[down], r, g, b, &best, &index) && --down >= 0;
     }
     w->memo_colour[slot] = colour;
     w->memo_index[slot] = (unsigned char)index;
