@@ -54,7 +54,7 @@ int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_setti
         dirty.left -= area.left, dirty.top -= area.top;
         int written = gifw_write_frame(&w, &dirty);
         if (written == 2) {
-            *length = gifw_estimate(&w);
+            *length = w.out.length + 1; // and the trailer
             status = 2;
             goto done;
         }

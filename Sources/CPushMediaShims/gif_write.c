@@ -193,7 +193,6 @@ GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty) {
         || out->failed)
         goto failed;
     w->number += 1;
-    if (w->number == 1) w->first_bytes = out->length;
     if (w->give_up_bytes && out->length > w->give_up_bytes && w->number >= 2 && w->number < w->frames) {
         w->gave_up = true;
         return 2;
@@ -205,9 +204,12 @@ failed:
     return -1;
 }
 
-/// Rows arrive top to bottom, a strip at a time; each completed frame is written.
+/// Rows arrive top to bottom, a strip at a time; each completed frame is written. Once the
+/// writer gave up, the rest are passed over: stopping the sink with -1 would leave "write failed"
+/// in libvips' error buffer, which is shared by every item.
 static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
     gif_writer *w = context;
+    if (w->gave_up) return 0;
     const int bands = region->im->Bands;
     for (int y = 0; y < area->height; y++) {
         const unsigned char *from = VIPS_REGION_ADDR(region, 0, area->top + y);
@@ -226,8 +228,10 @@ static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
             to[0] = from[0], to[1] = from[1], to[2] = from[2], to[3] = 255;
         }
         if (++w->row == w->height) {
-            // Any pixel may have changed. Given up (2): stop the sink (see pm_gif_write).
-            if (gifw_write_frame(w, &(VipsRect){0, 0, w->width, w->height}) != 0) return -1;
+            // Any pixel may have changed.
+            int written = gifw_write_frame(w, &(VipsRect){0, 0, w->width, w->height});
+            if (written == 2) return 0; // given up (w->gave_up)
+            if (written != 0) return -1;
             w->row = 0;
         }
     }
@@ -312,12 +316,6 @@ GIFR_HIDDEN int gifw_finish(gif_writer *w, unsigned char **gif, size_t *length) 
     return 0;
 }
 
-GIFR_HIDDEN size_t gifw_estimate(const gif_writer *w) {
-    if (w->number < 2) return w->out.length;
-    double others = (double)(w->out.length - w->first_bytes) / (w->number - 1);
-    return w->first_bytes + (size_t)llround(others * (w->frames - 1)) + 1; // and the trailer
-}
-
 GIFR_HIDDEN void gifw_end(gif_writer *w) {
     free(w->out.bytes);
     if (w->attr) liq_attr_destroy(w->attr);
@@ -333,24 +331,28 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, s
     int height = vips_image_get_page_height(image);
     gif_writer w;
     int status = -1;
+    int *delays = NULL;
     if (gifw_begin(&w, s, image->Xsize, height, image->Ysize / height, image->Bands)) goto done;
     // Only an int array: libvips converts another type into a copy it frees before returning.
-    if (vips_image_get_typeof(image, "delay") == VIPS_TYPE_ARRAY_INT)
-        vips_image_get_array_int(image, "delay", (int **)&w.delays, &w.delay_count);
+    // Copied: a lazily loaded image may replace its metadata once its pixels are read.
+    int *delay = NULL, delay_count = 0;
+    if (vips_image_get_typeof(image, "delay") == VIPS_TYPE_ARRAY_INT
+        && !vips_image_get_array_int(image, "delay", &delay, &delay_count) && delay_count > 0) {
+        delays = g_memdup2(delay, (gsize)delay_count * sizeof *delay);
+        w.delays = delays, w.delay_count = delays ? delay_count : 0;
+    }
     if (vips_image_get_typeof(image, "loop")) vips_image_get_int(image, "loop", &w.loop);
-    // Given up, the sink stops as on an error, and says "write failed" in libvips' error buffer
-    // (a stray line Vips.attributed's re-run keeps out of other items' messages); in its last
-    // strip it returns 0, so gave_up is what tells.
-    int sunk = vips_sink_disc(image, take_rows, &w);
+    if (vips_sink_disc(image, take_rows, &w)) goto done;
     if (w.gave_up) {
-        *length = gifw_estimate(&w);
+        *length = w.out.length + 1; // and the trailer
         status = 2;
         goto done;
     }
-    if (sunk || gifw_finish(&w, gif, length)) goto done;
+    if (gifw_finish(&w, gif, length)) goto done;
     status = 0;
 
 done:
+    g_free(delays);
     gifw_end(&w);
     g_object_unref(image);
     return status;

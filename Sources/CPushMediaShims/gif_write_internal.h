@@ -53,7 +53,6 @@ typedef struct {
     int number;               // frames written
     // Giving up (pm_gif_settings.give_up_bytes).
     size_t give_up_bytes;     // 0: never
-    size_t first_bytes;       // the GIF's bytes once the first frame was written
     bool gave_up;
     // Palettes.
     gifw_palette global, previous, fresh;
@@ -80,15 +79,11 @@ GIFR_HIDDEN int gifw_begin(gif_writer *w, const pm_gif_settings *s, int width, i
 GIFR_HIDDEN void gifw_take_pixels(gif_writer *w, unsigned char *rgba, size_t count);
 /// Writes w->frame as the next frame. `dirty` (frame coordinates) must hold every pixel that
 /// differs from the frame before; only there (and where the frame before left pixels apart
-/// from the source) are changes looked for. 0; 2 when the GIF passed w->give_up_bytes (see
-/// gifw_estimate); -1 with a libvips error.
+/// from the source) are changes looked for. 0; 2 when the GIF passed w->give_up_bytes with
+/// frames still to write (w->gave_up; w->out holds what was written); -1 with a libvips error.
 GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty);
 /// Ends the GIF: *gif (the caller frees it with free) holds *length bytes. 0, or -1.
 GIFR_HIDDEN int gifw_finish(gif_writer *w, unsigned char **gif, size_t *length);
-/// After gifw_write_frame gave up: the whole GIF's bytes, estimated from the frames written
-/// (the first frame's bytes, which carry the screen and global table, plus the average of the
-/// others times the frames after the first).
-GIFR_HIDDEN size_t gifw_estimate(const gif_writer *w);
 /// Frees what the writer holds.
 GIFR_HIDDEN void gifw_end(gif_writer *w);
 

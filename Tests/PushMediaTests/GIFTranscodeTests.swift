@@ -214,7 +214,7 @@ struct GIFTranscodeTests {
         }
     }
 
-    @Test("Past a byte bound the writer gives up: both ways at the same frame with the same estimate, near the whole GIF's size; under it, the same bytes",
+    @Test("Past a byte bound the writer gives up: both ways at the same frame, reporting the bytes written (over the bound, under the whole GIF); under it, the same bytes",
         arguments: [(160, 80), (16, 8)]) // 16×8: all twelve frames in one strip of libvips' sink, which then reports no stop
     func givingUp(width: Int, height: Int) throws {
         let folder = try Fixtures.temporaryFolder()
@@ -230,14 +230,16 @@ struct GIFTranscodeTests {
             bounded.giveUpAbove = Int(Double(whole) * fraction)
             let direct = try #require(try cut.gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, bounded, until: nil))
             let throughLibvips = try Self.viaLibvips(animation).gifAttempt(bounded).attempt
-            guard case .gaveUp(let estimate) = direct else {
+            guard case .gaveUp(let written) = direct else {
                 Issue.record("\(fraction) of \(whole) B: not given up (\(direct))")
                 continue
             }
             #expect(throughLibvips == direct, "the libvips path gave up elsewhere: \(throughLibvips) against \(direct)")
-            #expect(estimate > bounded.giveUpAbove!)
-            // Noise costs about the same every frame, so the estimate is close.
-            #expect(abs(Double(estimate - whole)) < 0.1 * Double(whole), "estimated \(estimate) B, written whole \(whole) B")
+            // Stopped after the frame that passed the bound: over it, under the whole, and by
+            // less than a frame's worth (noise costs about the same every frame).
+            let frame = whole / animation.frameCount
+            #expect(written > bounded.giveUpAbove! && written < whole, "\(written) B written, bound \(bounded.giveUpAbove!) B, whole \(whole) B")
+            #expect(written <= max(bounded.giveUpAbove!, 2 * frame) + 2 * frame, "\(written) B written, bound \(bounded.giveUpAbove!) B")
         }
         // A bound never passed changes nothing, re-packed or not.
         for repack in [false, true] {
@@ -251,7 +253,33 @@ struct GIFTranscodeTests {
         }
     }
 
-    @Test("A GIF that cannot fit: the attempts given up are named as estimates, the smallest (the last rung, finished) as a size")
+    @Test("One costly frame early, then nothing moves: giving up after it reports what was written, not that frame times the rest")
+    func givingUpAfterACostlyFrame() throws {
+        // The review's case: frame 1 noise, frames 2–12 one other noise, so the GIF is about two
+        // frames' worth. An extrapolation from frame 2 said ten times that, and the ladder then
+        // skipped rungs that fit.
+        let frames = try (0..<12).map { try Vips.Image.noise(width: 96, height: 48, sigma: 60, seed: $0 == 0 ? 1 : 2) }
+        var plain = GIFSettings(paletteBits: 8)
+        plain.repack = false
+        let source = try Self.write(try Animation(frames: frames, delays: frames.map { _ in 100 }, loop: 0).gifData(plain).data)
+        let animation = try Self.animation(source)
+        let whole = try animation.gifData(plain).data.count
+        var bounded = plain
+        bounded.giveUpAbove = whole * 3 / 4
+        let cut = try #require(animation.gifCut)
+        for attempt in [
+            try #require(try cut.gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, bounded, until: nil)),
+            try Self.viaLibvips(animation).gifAttempt(bounded).attempt,
+        ] {
+            guard case .gaveUp(let written) = attempt else {
+                Issue.record("not given up: \(attempt)")
+                continue
+            }
+            #expect(written > bounded.giveUpAbove! && written <= whole, "\(written) B written, whole \(whole) B")
+        }
+    }
+
+    @Test("A GIF that cannot fit: the attempts given up are named as lower bounds, the smallest (the last rung, finished) as a size")
     func givenUpInTheFailure() throws {
         let folder = try Fixtures.temporaryFolder()
         let source = folder.appendingPathComponent("noisy.gif")
@@ -263,8 +291,8 @@ struct GIFTranscodeTests {
             Issue.record("a noisy GIF fitted 300 bytes")
         } catch let error as ItemError {
             #expect(error.code == .overBudget)
-            #expect(error.message.contains("full size: about ") && error.message.contains("(given up part way)"), "\(error.message)")
-            #expect(!error.message.contains("was about"), "the smallest attempt is the last rung, finished: \(error.message)")
+            #expect(error.message.contains("full size: over ") && error.message.contains("(given up part way)"), "\(error.message)")
+            #expect(!error.message.contains("was over"), "the smallest attempt is the last rung, finished: \(error.message)")
         }
     }
 

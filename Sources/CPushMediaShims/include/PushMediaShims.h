@@ -150,9 +150,9 @@ typedef struct {
     int reuse;
     double interpalette_maxerror;
     /// PushMedia's writer only (0: never): once the GIF passes this many bytes with frames still
-    /// to write (two written at least), it stops and returns 2 with *length its estimate of the
-    /// whole GIF (the first frame's bytes, plus the others' average times the frames after it)
-    /// and no bytes. A budget ladder's attempt far over its limit need not be finished.
+    /// to write (two written at least), it stops and returns 2 with *length the bytes written
+    /// and the trailer (more than the bound, no more than the whole GIF) and no bytes. A budget
+    /// ladder's attempt far over its limit need not be finished.
     size_t give_up_bytes;
 } pm_gif_settings;
 
@@ -171,8 +171,15 @@ int pm_gif_load(const char *path, VipsImage **out);
 /// colour and written; the global palette (the first frame's) or the previous frame's is kept
 /// when it holds those colours or is within interpalette_maxerror (0 when reuse is off). Reads a
 /// frame at a time. 0: *gif (free with free) holds *length bytes; 2: given up (give_up_bytes),
-/// *length the estimate; -1: a libvips error.
+/// *length the bytes written; -1: a libvips error.
 int pm_gif_write(VipsImage *in, const pm_gif_settings *settings, unsigned char **gif, size_t *length);
+/// For the test of the writer's nearest-colour search: `palettes` palettes (`counts[k]` RGB
+/// colours from rgb + k × 768, `see_through[k]` the index never chosen or -1), each in turn; every
+/// colour (0x00RRGGBB) of `colours` is mapped under each, and compared with a scan of every entry
+/// in index order (the nearest, the lowest index among equals). Returns how many differ; -1 when
+/// out of memory.
+int pm_gif_nearest_mismatches(const unsigned char *rgb, const int *counts, const int *see_through, int palettes,
+                              const uint32_t *colours, int colour_count);
 /// What pm_gif_transcode writes: the rectangle (left, top, width, height) of every frame, at
 /// its own size, of the source frames `frames` (`count` of them, in increasing order), each
 /// shown for `delays` milliseconds, looping `loop` times (0 forever, as libvips' `loop`).
@@ -190,7 +197,7 @@ typedef struct {
 /// where the frames drawn since the one before may differ. The same bytes as pm_gif_write of
 /// pm_gif_load's image cut the same way, at a fraction of the cost for frames that change
 /// little. 0: *gif (free with free) holds *length bytes; 1: a file the decoder does not take,
-/// or a cut it cannot make (use libvips); 2: given up (give_up_bytes), *length the estimate;
+/// or a cut it cannot make (use libvips); 2: given up (give_up_bytes), *length the bytes written;
 /// -1: a libvips error.
 int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_settings *settings, unsigned char **gif,
                      size_t *length);

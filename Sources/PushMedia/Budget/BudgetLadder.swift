@@ -184,16 +184,19 @@ public struct BudgetLadder: Sendable {
     public static let giveUpFactor = 3
 
     /// The bytes past which the encoder may give up the attempt just asked for and ``record``
-    /// an estimate of its whole size instead: an animated GIF attempt three times over the limit
-    /// (``giveUpFactor``) cannot fit, and the rest of it (for a large source most of the work)
-    /// would only sharpen the prediction of the rungs after it. Nil (finish it) for stills, JPEG,
-    /// PNG, and the last rung, whose exact size a failure reports.
+    /// the bytes written by then instead of its size: an animated GIF attempt three times over
+    /// the limit (``giveUpFactor``) cannot fit, and the rest of it (for a large source most of
+    /// the work) would only sharpen the prediction of the rungs after it. Those bytes are no
+    /// more than the writer's whole output, so rungs predicted from them are tried rather than
+    /// skipped (more attempts, not fewer); only what the re-packing pass would have saved is
+    /// not seen in them. Nil (finish it) for stills, JPEG, PNG, and the last rung, whose exact
+    /// size a failure reports.
     public var giveUpBytes: Int? {
         guard case .gif(let frames, _, _, _) = format, frames > 2, position < sequence.count - 1 else { return nil }
         return limit.multipliedReportingOverflow(by: Self.giveUpFactor).overflow ? nil : limit * Self.giveUpFactor
     }
 
-    /// Records the size of an attempt (an estimate when its encoder gave up past
+    /// Records the size of an attempt (the bytes written by then when its encoder gave up past
     /// ``giveUpBytes``) and says what to do next.
     public mutating func record(_ settings: EncodeSettings, bytes: Int) -> Decision {
         attempts.append((settings, bytes))

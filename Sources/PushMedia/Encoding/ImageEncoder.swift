@@ -64,7 +64,7 @@ enum ImageEncoder {
         var settings = ladder.start()
         // Attempts that fit, so the accepted one need not be encoded again.
         var fitting: [(settings: EncodeSettings, rendered: Rendered, data: Data)] = []
-        // Attempts given up part way, whose sizes are estimates.
+        // Attempts given up part way, whose sizes are the bytes written by then.
         var givenUp: [EncodeSettings] = []
         while true {
             if ContinuousClock.now > deadline {
@@ -93,7 +93,7 @@ enum ImageEncoder {
                         attempts: ladder.attempts.count))
             case .fail(let smallest, let bytes):
                 func size(_ settings: EncodeSettings, _ bytes: Int) -> String {
-                    givenUp.contains(settings) ? "about \(bytes) (given up part way)" : "\(bytes)"
+                    givenUp.contains(settings) ? "over \(bytes) (given up part way)" : "\(bytes)"
                 }
                 throw ItemError(
                     .overBudget,
@@ -107,7 +107,7 @@ enum ImageEncoder {
     struct Rendered {
         /// The encoded bytes; nil when the GIF writer gave up past the ladder's bound.
         var data: Data?
-        /// `data`'s length, or the writer's estimate of it when given up.
+        /// `data`'s length, or the bytes written by then when given up (a lower bound).
         var bytes: Int
         var width: Int
         var height: Int
@@ -135,7 +135,7 @@ enum ImageEncoder {
             let bytes: Int =
                 switch gif.attempt {
                 case .gif(let data): data.count
-                case .gaveUp(let estimate): estimate
+                case .gaveUp(let written): written
                 }
             return Rendered(data: gif.attempt.data, bytes: bytes, width: gif.width, height: gif.height, frames: kept.frameCount)
         }

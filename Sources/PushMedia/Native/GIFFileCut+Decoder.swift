@@ -27,7 +27,7 @@ extension GIFFileCut {
             guard let bytes else { return nil }
             return .gif(settings.finished(Data(bytesNoCopy: bytes, count: length, deallocator: .free)))
         case 1: return nil
-        case 2: return .gaveUp(estimatedBytes: length)
+        case 2: return .gaveUp(bytesWritten: length)
         default: throw Vips.Error(operation: "gif_write", message: Vips.takeError())
         }
     }

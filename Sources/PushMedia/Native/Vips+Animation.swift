@@ -124,7 +124,7 @@ extension Vips.Image {
         case 0 where bytes != nil:
             return .gif(settings.finished(Data(bytesNoCopy: bytes!, count: length, deallocator: .free)))
         case 2:
-            return .gaveUp(estimatedBytes: length)
+            return .gaveUp(bytesWritten: length)
         default:
             throw Vips.Error(operation: "gif_write", message: Vips.takeError())
         }
@@ -140,9 +140,11 @@ extension Vips.Image {
 enum GIFAttempt: Equatable {
     /// The GIF, finished (and re-packed unless the settings say otherwise).
     case gif(Data)
-    /// Given up part way, past the bound: the writer's estimate of the whole GIF's bytes before
-    /// re-packing (the first frame's bytes plus the others' average for each frame after it).
-    case gaveUp(estimatedBytes: Int)
+    /// Given up part way, past the bound: the bytes written by then, more than the bound and no
+    /// more than the whole GIF would have had before re-packing. Not an extrapolation: one
+    /// costly early frame would make that many times too high, and a budget ladder predicting
+    /// from it would skip rungs that fit.
+    case gaveUp(bytesWritten: Int)
 
     /// The GIF, or nil when given up.
     var data: Data? {
@@ -168,7 +170,7 @@ struct GIFSettings: Equatable, Sendable {
     /// Re-pack the writer's output losslessly (``GIFRepack``).
     var repack = true
     /// PushMedia's writer stops once the GIF passes this many bytes with frames still to write
-    /// (``GIFAttempt/gaveUp(estimatedBytes:)``); nil: it always finishes.
+    /// (``GIFAttempt/gaveUp(bytesWritten:)``); nil: it always finishes.
     var giveUpAbove: Int?
 
     /// The settings as PushMedia's writer and libvips' saver take them.
