@@ -120,6 +120,32 @@ GIFR_HIDDEN int gifw_nearest(gif_writer *w, const gifw_palette *p, uint32_t colo
     return index;
 }
 
+int pm_gif_nearest_mismatches(const unsigned char *rgb, const int *counts, const int *see_through, int palettes,
+                               const uint32_t *colours, int colour_count) {
+    gif_writer w = {0};
+    w.memo_colour = g_try_malloc(MEMO_SIZE * sizeof(uint32_t));
+    w.memo_index = g_try_malloc(MEMO_SIZE);
+    int mismatches = 0;
+    for (int k = 0; k < palettes && w.memo_colour && w.memo_index; k++) {
+        gifw_palette p = {.count = counts[k] < 0 ? 0 : counts[k] > 255 ? 255 : counts[k], .see_through = see_through[k], .generation = ++w.generations};
+        memcpy(p.rgb, rgb + (size_t)k * 256 * 3, (size_t)p.count * 3);
+        for (int c = 0; c < colour_count; c++) {
+            int r = (int)(colours[c] >> 16 & 0xff), g = (int)(colours[c] >> 8 & 0xff), b = (int)(colours[c] & 0xff);
+            int best = INT_MAX, expected = 0;
+            for (int i = 0; i < p.count; i++) { // every entry in index order
+                if (i == p.see_through) continue;
+                int dr = r - p.rgb[i][0], dg = g - p.rgb[i][1], db = b - p.rgb[i][2];
+                int d = dr * dr + dg * dg + db * db;
+                if (d < best) best = d, expected = i;
+            }
+            if (gifw_nearest(&w, &p, colours[c] & 0xffffff) != expected) mismatches++;
+        }
+    }
+    bool ok = w.memo_colour && w.memo_index;
+    g_free(w.memo_colour), g_free(w.memo_index);
+    return ok ? mismatches : -1;
+}
+
 /// log2 of a palette's table size: room for its colours and the index written for unchanged
 /// pixels.
 GIFR_HIDDEN int gifw_table_bits(const gifw_palette *p) {

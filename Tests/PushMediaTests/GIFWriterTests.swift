@@ -158,6 +158,34 @@ struct GIFWriterTests {
         }
     }
 
+    @Test("the nearest-colour search gives a full scan's index: the nearest, the lowest among equals, never the see-through entry, across palettes in turn")
+    func nearestIndex() throws {
+        var random = CropGeometryTests.SeededRandom(state: 1616)
+        var rgb: [UInt8] = [], counts: [Int32] = [], seeThrough: [Int32] = []
+        for k in 0..<120 {
+            let count = [0, 1, 2, 3, 16, 128, 254, 255][k % 8] + (k % 8 == 5 ? Int.random(in: 0...100, using: &random) : 0)
+            let (base, spread) = (Int.random(in: 0...255, using: &random), Int.random(in: 1...256, using: &random))
+            var palette = [UInt8](repeating: 0, count: 256 * 3)
+            for i in 0..<count {
+                for c in 0..<3 { palette[i * 3 + c] = UInt8((base + Int.random(in: 0..<spread, using: &random)) % 256) }
+                // Duplicates and colours equally far from a pixel, so the lowest index must win.
+                if i > 0 && k % 3 == 0 && i % 2 == 1 { palette.replaceSubrange(i * 3..<i * 3 + 3, with: palette[(i - 1) * 3..<i * 3]) }
+                if k % 4 == 1 && i % 5 == 4 { for c in 0..<3 { palette[i * 3 + c] = UInt8(min(255, Int(palette[c]) + (c == i % 3 ? 2 : 0))) } }
+            }
+            rgb += palette
+            counts.append(Int32(count))
+            seeThrough.append(count > 0 && k % 2 == 0 ? Int32(Int.random(in: 0..<count, using: &random)) : -1)
+        }
+        // Random colours, and runs of alike ones (the search starts from the last answer).
+        var colours: [UInt32] = []
+        for i in 0..<3_000 {
+            let colour = i % 3 == 0 && !colours.isEmpty ? colours.last! ^ UInt32(Int.random(in: 0...3, using: &random) * 0x010101) : UInt32.random(in: 0...0xffffff, using: &random)
+            colours.append(colour & 0xffffff)
+        }
+        let mismatches = pm_gif_nearest_mismatches(rgb, counts, seeThrough, Int32(counts.count), colours, Int32(colours.count))
+        #expect(mismatches == 0, "\(mismatches) of \(counts.count * colours.count) colours mapped to another index than a full scan's")
+    }
+
     @Test("alpha: see-through stays see-through, opaque stays opaque; a pixel turning see-through keeps what was shown (no disposal)")
     func alpha() throws {
         // 32×16: left half see-through, right half red; frame 1 draws a blue square in the
