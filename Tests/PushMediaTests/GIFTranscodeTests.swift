@@ -215,7 +215,7 @@ struct GIFTranscodeTests {
     }
 
     @Test("Past a byte bound the writer gives up: both ways at the same frame, reporting the bytes written (over the bound, under the whole GIF); under it, the same bytes",
-        arguments: [(160, 80), (16, 8)]) // 16×8: all twelve frames in one strip of libvips' sink, which then reports no stop
+        arguments: [(160, 80), (16, 8)]) // 16×8: all twelve frames in one strip of libvips' sink
     func givingUp(width: Int, height: Int) throws {
         let folder = try Fixtures.temporaryFolder()
         let source = folder.appendingPathComponent("noisy.gif")
