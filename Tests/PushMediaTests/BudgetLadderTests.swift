@@ -167,16 +167,23 @@ struct BudgetLadderTests {
     }
 
     /// Drives the ladder as the encoder does with giving up: an attempt whose size passes
-    /// ``BudgetLadder/giveUpBytes`` records only the bytes written by then (a frame past the bound).
-    static func driveGivingUp(_ ladder: inout BudgetLadder, frameBytes: Int, _ model: Model) -> BudgetLadder.Decision {
+    /// ``BudgetLadder/giveUpBytes`` records `report(size, bound)` instead of its size.
+    static func driveGivingUp(_ ladder: inout BudgetLadder, _ model: Model, report: (Int, Int) -> Int) -> BudgetLadder.Decision {
         var settings = ladder.start()
         while true {
             var bytes = model(settings)
-            if let bound = ladder.giveUpBytes, bytes > bound { bytes = min(bytes, bound + frameBytes) }
+            if let bound = ladder.giveUpBytes, bytes > bound { bytes = report(bytes, bound) }
             let decision = ladder.record(settings, bytes: bytes)
             guard case .attempt(let next) = decision else { return decision }
             settings = next
         }
+    }
+
+    /// The measured GIF order for a 480×240, 40-frame animation.
+    static func gifLadder(budget: Int) -> BudgetLadder {
+        BudgetLadder(
+            format: .gif(frames: 40, minColours: 32, maxFrameStep: 4, order: BudgetLadder.GIFRung.measured), budget: budget,
+            hardLimit: 10_000_000, size: PixelSize(width: 480, height: 240))
     }
 
     @Test("attempts given up record the bytes written, below their size: the ladder accepts what exact sizes give, at worst after more attempts",
@@ -194,35 +201,25 @@ struct BudgetLadderTests {
             let kept = Double((40 + s.frameStep - 1) / s.frameStep) / 40
             return Int(full * s.scale * s.scale * kept * Double(s.paletteBits!) / 8 / pow(error, 0.5 * errorGain))
         }
-        func ladder() -> BudgetLadder {
-            BudgetLadder(
-                format: .gif(frames: 40, minColours: 32, maxFrameStep: 4, order: BudgetLadder.GIFRung.measured), budget: 625_000,
-                hardLimit: 10_000_000, size: PixelSize(width: 480, height: 240))
-        }
-        var exact = ladder(), givingUp = ladder()
+        var exact = Self.gifLadder(budget: 625_000), givingUp = Self.gifLadder(budget: 625_000)
         let fromSizes = Self.drive(&exact, model)
-        let given = Self.driveGivingUp(&givingUp, frameBytes: Int(full / 40), model)
+        // The writer stops after the frame that passes the bound.
+        let given = Self.driveGivingUp(&givingUp, model) { size, bound in min(size, bound + Int(full / 40)) }
         #expect(given == fromSizes, "exact \(exact.attempts.map(\.settings)), giving up \(givingUp.attempts.map(\.settings))")
         #expect(givingUp.attempts.count >= exact.attempts.count)
     }
 
-    @Test("one costly frame early in a GIF: the bytes written say nothing of the rest, and the ladder still reaches the rung that fits")
-    func costlyEarlyFrame() {
-        // The review's case: frame 1 noise, frames 2–40 the same other noise, so the GIF is two
-        // frames' worth (319 KB) and the first attempt gives up after frame 2 only when the bound
-        // is under that. Extrapolating frame 2 over 39 frames said 6.4 MB and skipped every rung
-        // to the last (30 KB at 32 colours); a budget of 100 KB fits at 256 colours, scale 0.512.
+    @Test("a figure far above the attempt's size skips rungs that fit (why a given-up attempt records the bytes written, not an extrapolation)")
+    func overestimateSkipsRungs() throws {
+        // The review's GIF: one costly early frame, then nothing moves; 319 KB at full size, where
+        // extrapolating the second frame over the other 38 said 6.4 MB. A budget of 100 KB.
         let model: Model = { s in Int(319_000 * s.scale * s.scale * Double(s.paletteBits!) / 8) }
-        func ladder() -> BudgetLadder {
-            BudgetLadder(
-                format: .gif(frames: 40, minColours: 32, maxFrameStep: 4, order: BudgetLadder.GIFRung.measured), budget: 100_000,
-                hardLimit: 10_000_000, size: PixelSize(width: 480, height: 240))
-        }
-        var exact = ladder(), givingUp = ladder()
-        let fromSizes = Self.drive(&exact, model)
-        #expect(Self.driveGivingUp(&givingUp, frameBytes: 160_000, model) == fromSizes)
-        guard case .accept(let settings, _) = fromSizes else { Issue.record("\(fromSizes)"); return }
-        #expect(settings.paletteBits == 8, "\(settings)")
+        var exact = Self.gifLadder(budget: 100_000), extrapolated = Self.gifLadder(budget: 100_000)
+        guard case .accept(let fits, _) = Self.drive(&exact, model) else { Issue.record("nothing fits"); return }
+        #expect(fits.paletteBits == 8, "\(fits)")
+        let decision = Self.driveGivingUp(&extrapolated, model) { size, _ in size * 20 }
+        guard case .accept(let chosen, _) = decision else { Issue.record("\(decision)"); return }
+        #expect(try #require(chosen.paletteBits) < 8, "\(chosen): the overestimate skipped no rung, so this test shows nothing")
     }
 
     @Test("nothing is accepted over the hard limit, whatever the budget")
