@@ -157,9 +157,7 @@ struct Animation {
     func frame(_ position: Int) throws -> Vips.Image {
         // From a GIF PushMedia decodes: the decoder draws up to the frame and its cut is copied
         // from the canvas (the same pixels), with no libvips threads in between.
-        if let cut = gifCut, indices.indices.contains(position),
-            let frame = try cut.proxies(frames: [indices[position]], factor: 1, until: deadline)
-        {
+        if let cut = gifCut, indices.indices.contains(position), let frame = try cut.frame(indices[position], until: deadline) {
             return frame
         }
         return try withFrames(at: [position]) { try $0[0].copyMemory() }

@@ -3,8 +3,8 @@ import CVips
 import Foundation
 
 /// A GIF cut read straight from PushMedia's decoder, with no libvips in between: written again
-/// by the GIF writer (`pm_gif_transcode`, gif_transcode.c) or shrunk into proxies
-/// (`pm_gif_proxies`, gif_proxies.c). Both look only where the frames drawn since the last one
+/// by the GIF writer (`pm_gif_transcode`, gif_transcode.c), shrunk into proxies or copied as one
+/// frame (`pm_gif_proxies`, gif_proxies.c). Both look only where the frames drawn since the last one
 /// may differ, and make what the libvips path makes from the decoder's image cut the same way
 /// (``Vips/Image/gifData(_:)``, `vips_shrink`). Each returns nil when the decoder does not take
 /// the file or the cut (the caller goes through libvips), and stops with an error at `deadline`.
@@ -44,6 +44,12 @@ extension GIFFileCut {
         case 1: return nil
         default: throw Vips.Error(operation: "gif_proxies", message: Vips.takeError())
         }
+    }
+
+    /// The frame at `frame` (a source index) as it is, in memory: the decoder draws up to it and
+    /// the cut is copied from its canvas (`pm_gif_proxies` at factor 1).
+    func frame(_ frame: Int, until deadline: ContinuousClock.Instant?) throws -> Vips.Image? {
+        try proxies(frames: [frame], factor: 1, until: deadline)
     }
 
     /// `body` with this cut as C takes it (`pm_gif_cut`); the deadline as g_get_monotonic_time()
