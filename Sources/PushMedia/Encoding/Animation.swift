@@ -126,11 +126,8 @@ struct Animation {
     /// with their timing, and the GIF saver pulls a frame at a time, so only a few frames are
     /// ever decoded at once. Returns the bytes and the frame size.
     func gifData(scale: Double = 1, _ settings: GIFSettings) throws -> (data: Data, width: Int, height: Int) {
-        var whole = settings
-        whole.giveUpAbove = nil
-        let written = try gifAttempt(scale: scale, whole)
-        guard let data = written.attempt.data else { preconditionFailure("a writer with no bound gave up") }
-        return (data, written.width, written.height)
+        let written = try gifAttempt(scale: scale, settings.unbounded)
+        return (written.attempt.wholeGIF, written.width, written.height)
     }
 
     /// ``gifData(scale:_:)``, given up part way past ``GIFSettings/giveUpAbove``.

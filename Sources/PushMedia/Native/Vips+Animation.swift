@@ -105,10 +105,7 @@ extension Vips.Image {
     /// every pixel of every frame); both read the image a frame at a time. Then re-packed
     /// losslessly (``GIFRepack``) unless the settings ask for the writer's bytes as they are.
     func gifData(_ settings: GIFSettings) throws -> Data {
-        var whole = settings
-        whole.giveUpAbove = nil
-        guard case .gif(let gif) = try gifAttempt(whole) else { preconditionFailure("a writer with no bound gave up") }
-        return gif
+        try gifAttempt(settings.unbounded).wholeGIF
     }
 
     /// ``gifData(_:)``, given up part way when PushMedia's writer passes
@@ -150,6 +147,12 @@ enum GIFAttempt: Equatable {
     var data: Data? {
         if case .gif(let data) = self { data } else { nil }
     }
+
+    /// The GIF of a writer given no bound (``GIFSettings/unbounded``), which always finishes.
+    var wholeGIF: Data {
+        guard case .gif(let data) = self else { preconditionFailure("a writer with no bound gave up") }
+        return data
+    }
 }
 
 /// The GIF saver's settings (PushMedia's writer, or libvips 8.14's cgif saver when dithering).
@@ -172,6 +175,13 @@ struct GIFSettings: Equatable, Sendable {
     /// PushMedia's writer stops once the GIF passes this many bytes with frames still to write
     /// (``GIFAttempt/gaveUp(bytesWritten:)``); nil: it always finishes.
     var giveUpAbove: Int?
+
+    /// These settings with no bound: the writer always finishes.
+    var unbounded: GIFSettings {
+        var settings = self
+        settings.giveUpAbove = nil
+        return settings
+    }
 
     /// The settings as PushMedia's writer and libvips' saver take them.
     var native: pm_gif_settings {
