@@ -39,6 +39,16 @@ struct GIFRepackTests {
         #expect(compared.differing == 0, "\(compared.differing.map(String.init) ?? "sizes differ"): bytes differ")
     }
 
+    @Test(
+        "the pass removes less than half of the writer's bytes, so an attempt the budget ladder gives up at twice the limit could not have fit",
+        arguments: ["product-badge", "text-banner", "screen-recording", "noisy"])
+    func savesLessThanGivingUpAssumes(name: String) throws {
+        let plain = try Self.writerGIF(name, width: 240, height: 120, frames: 20)
+        let repacked = GIFRepack.smallest(plain)
+        #expect(repacked.count <= plain.count)
+        #expect(repacked.count * BudgetLadder.giveUpFactor > plain.count, "re-packed \(repacked.count) bytes of \(plain.count)")
+    }
+
     @Test("PushMedia's GIF saver re-packs by default: its bytes are the writer's output re-packed")
     func savedGIFsAreRepacked() throws {
         let source = try Fixtures.temporaryFolder().appendingPathComponent("banner.gif")

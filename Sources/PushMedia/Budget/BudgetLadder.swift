@@ -180,12 +180,16 @@ public struct BudgetLadder: Sendable {
         }
     }
 
-    /// How many times the limit a GIF attempt may grow before its encoder gives up on it.
-    public static let giveUpFactor = 3
+    /// How many times the limit a GIF attempt may grow before its encoder gives up on it. The
+    /// writer's bytes are counted before the re-packing pass, so an attempt given up fits only if
+    /// that pass removes half of them. Over 89 re-packed attempts it removed 2 % on average,
+    /// 21 % at most (a GIF of 203 bytes), 2 % at most above 100 KB (BENCHMARKS.md, "Animated
+    /// GIFs: attempts given up at twice the limit").
+    public static let giveUpFactor = 2
 
     /// The bytes past which the encoder may give up the attempt just asked for and ``record``
-    /// the bytes written by then instead of its size: an animated GIF attempt three times over
-    /// the limit (``giveUpFactor``) cannot fit, and the rest of it (for a large source most of
+    /// the bytes written by then instead of its size: an animated GIF attempt twice over the
+    /// limit (``giveUpFactor``) cannot fit, and the rest of it (for a large source most of
     /// the work) would only sharpen the prediction of the rungs after it. Those bytes are no
     /// more than the writer's whole output, so rungs predicted from them are tried rather than
     /// skipped (more attempts, not fewer); only what the re-packing pass would have saved is
