@@ -166,6 +166,22 @@ struct BudgetLadderTests {
         #expect(jpeg.giveUpBytes == nil && png.giveUpBytes == nil && still.giveUpBytes == nil)
     }
 
+    @Test("GIF attempts are re-packed only when over the limit by at most a quarter; JPEG and PNG never")
+    func repackBytes() {
+        let gif = Self.gifLadder(budget: 625_000)
+        #expect(gif.repackBytes == 625_001...781_250)
+        let still = BudgetLadder(format: .gif(frames: 1, minColours: 32, maxFrameStep: 1), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
+        #expect(still.repackBytes == 1_001...1_250)
+        // The hard limit, not a larger budget, is the limit.
+        let capped = BudgetLadder(format: .gif(frames: 9, minColours: 32, maxFrameStep: 4), budget: 50_000_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
+        #expect(capped.repackBytes == 10_000_001...12_500_000)
+        let huge = BudgetLadder(format: .gif(frames: 9, minColours: 32, maxFrameStep: 4), budget: Int.max, hardLimit: Int.max, size: PixelSize(width: 99, height: 99))
+        #expect(huge.repackBytes == nil)
+        let jpeg = BudgetLadder(format: .jpeg(quality: 80, minQuality: 40), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
+        let png = BudgetLadder(format: .png, budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
+        #expect(jpeg.repackBytes == nil && png.repackBytes == nil)
+    }
+
     /// Drives the ladder as the encoder does with giving up: an attempt whose size passes
     /// ``BudgetLadder/giveUpBytes`` records `report(size, bound)` instead of its size.
     static func driveGivingUp(_ ladder: inout BudgetLadder, _ model: Model, report: (Int, Int) -> Int) -> BudgetLadder.Decision {

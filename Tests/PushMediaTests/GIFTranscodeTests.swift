@@ -296,6 +296,31 @@ struct GIFTranscodeTests {
         }
     }
 
+    @Test("The re-packing pass runs only where it decides whether an attempt fits: a GIF just over the budget is re-packed under it, one that fits is kept as written")
+    func repackOnlyNearTheLimit() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let source = folder.appendingPathComponent("screen.gif")
+        try Fixtures.benchmarkGIF("screen-recording", to: source, width: 240, height: 120, frames: 20)
+        let animation = try Self.animation(source.path)
+        // The ladder's first rung as the writer makes it, and re-packed.
+        var plain = ImageEncoder.gifSettings(EncodeSettings(paletteBits: 8))
+        plain.repack = false
+        let written = try animation.cappingFrameRate(Profile.default.animation.maxFramesPerSecond).gifData(plain).data
+        let repacked = GIFRepack.smallest(written)
+        try #require(
+            repacked.count < written.count && Double(written.count) <= Double(repacked.count) * BudgetLadder.repackReach,
+            "written \(written.count) B, re-packed \(repacked.count) B")
+        func encoded(budget: Int) throws -> EncodedImage {
+            try ImageEncoder.encode(.animation(animation), role: .expanded, as: .gif, budget: budget, profile: .default, deadline: .now + .seconds(120))
+        }
+        let tight = try encoded(budget: repacked.count)
+        #expect(tight.data == repacked, "\(tight.data.count) B")
+        #expect(tight.encoding.attempts == 1)
+        let roomy = try encoded(budget: written.count)
+        #expect(roomy.data == written, "\(roomy.data.count) B")
+        #expect(roomy.encoding.attempts == 1)
+    }
+
     @Test("The pipeline writes a GIF cut at its own size from the decoder: the expanded variant of a 2:1 GIF")
     func pipeline() throws {
         let folder = try Fixtures.temporaryFolder()

@@ -70,9 +70,9 @@ enum ImageEncoder {
             if ContinuousClock.now > deadline {
                 throw ItemError(.timeout, "time limit reached while fitting the \(role.rawValue) into \(budget) bytes")
             }
-            let giveUpAbove = ladder.giveUpBytes
+            let giveUpAbove = ladder.giveUpBytes, repackOnly = ladder.repackBytes
             let rendered = try Vips.attributed(until: deadline) {
-                try render(pixels, format: format, settings: settings, profile: profile, giveUpAbove: giveUpAbove)
+                try render(pixels, format: format, settings: settings, profile: profile, giveUpAbove: giveUpAbove, repackOnly: repackOnly)
             }
             if let data = rendered.data, data.count <= ladder.limit { fitting.append((settings, rendered, data)) }
             if rendered.data == nil { givenUp.append(settings) }
@@ -115,7 +115,8 @@ enum ImageEncoder {
     }
 
     static func render(
-        _ pixels: Pixels, format: OutputImageFormat, settings: EncodeSettings, profile: Profile, giveUpAbove: Int? = nil
+        _ pixels: Pixels, format: OutputImageFormat, settings: EncodeSettings, profile: Profile, giveUpAbove: Int? = nil,
+        repackOnly: ClosedRange<Int>? = nil
     ) throws -> Rendered {
         switch pixels {
         case .still(let image):
@@ -124,12 +125,12 @@ enum ImageEncoder {
                 switch format {
                 case .jpeg: try scaled.jpegData(quality: settings.quality ?? profile.jpeg.quality, optimizeCoding: true)
                 case .png: try scaled.pngData(compression: profile.png.compression, paletteBits: settings.paletteBits)
-                case .gif: try scaled.gifData(gifSettings(settings))
+                case .gif: try scaled.gifData(gifSettings(settings, repackOnly: repackOnly))
                 }
             return Rendered(data: data, bytes: data.count, width: scaled.width, height: scaled.height)
         case .animation(let animation):
             let kept = animation.keepingEvery(settings.frameStep)
-            var gifSettings = gifSettings(settings)
+            var gifSettings = gifSettings(settings, repackOnly: repackOnly)
             gifSettings.giveUpAbove = giveUpAbove
             let gif = try kept.gifAttempt(scale: settings.scale, gifSettings)
             let bytes: Int =
@@ -143,7 +144,9 @@ enum ImageEncoder {
 
     /// The GIF saver's settings for an attempt: inter-frame optimisation and no dithering (see
     /// ``GIFSettings``).
-    static func gifSettings(_ settings: EncodeSettings) -> GIFSettings {
-        GIFSettings(paletteBits: settings.paletteBits ?? 8, interframeMaxError: settings.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError)
+    static func gifSettings(_ settings: EncodeSettings, repackOnly: ClosedRange<Int>? = nil) -> GIFSettings {
+        var gif = GIFSettings(paletteBits: settings.paletteBits ?? 8, interframeMaxError: settings.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError)
+        gif.repackOnly = repackOnly
+        return gif
     }
 }

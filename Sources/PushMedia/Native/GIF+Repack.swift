@@ -6,7 +6,8 @@ import Foundation
 /// inside it are kept, made transparent or written as the colour already shown, whichever is
 /// smallest, the global palette is reordered so later
 /// frames use low indices (their LZW codes start narrower), and a frame of few colours may get a
-/// small local palette. Every frame shows exactly the pixels it showed before.
+/// small local palette. Every frame shows exactly the pixels it showed before. The budget ladder
+/// runs it only on an attempt just over its limit (``BudgetLadder/repackBytes``).
 enum GIFRepack {
     /// The smaller of `gif` and its re-packed form. A GIF the pass does not handle (interlaced or
     /// disposed frames, a first frame smaller than the screen, two graphics controls before one

@@ -172,6 +172,9 @@ struct GIFSettings: Equatable, Sendable {
     var interpaletteMaxError = 3.0
     /// Re-pack the writer's output losslessly (``GIFRepack``).
     var repack = true
+    /// Re-pack only a GIF of these sizes (``BudgetLadder/repackBytes``: over the ladder's limit,
+    /// by little enough that the pass may bring it under); nil: every one.
+    var repackOnly: ClosedRange<Int>?
     /// PushMedia's writer stops once the GIF passes this many bytes with frames still to write
     /// (``GIFAttempt/gaveUp(bytesWritten:)``); nil: it always finishes.
     var giveUpAbove: Int?
@@ -190,9 +193,11 @@ struct GIFSettings: Equatable, Sendable {
             reuse: reusePalette ? 1 : 0, interpalette_maxerror: interpaletteMaxError, give_up_bytes: giveUpAbove.map { max(1, $0) } ?? 0)
     }
 
-    /// The writer's GIF, re-packed (``GIFRepack``) unless ``repack`` is off.
+    /// The writer's GIF, re-packed (``GIFRepack``) unless ``repack`` is off or its size is
+    /// outside ``repackOnly``.
     func finished(_ gif: Data) -> Data {
-        repack ? GIFRepack.smallest(gif) : gif
+        guard repack, repackOnly?.contains(gif.count) ?? true else { return gif }
+        return GIFRepack.smallest(gif)
     }
 
     /// What PushMedia used before issue 14: full dithering, every pixel of every frame written,
