@@ -286,6 +286,7 @@ GIFR_HIDDEN int gifw_begin(gif_writer *w, const pm_gif_settings *s, int width, i
     w->packed = g_try_malloc(n * 4);
     w->memo_colour = g_try_malloc(MEMO_SIZE * sizeof(uint32_t));
     w->memo_index = g_try_malloc(MEMO_SIZE);
+    w->vector_search = gifw_vector_search_available();
     w->attr = liq_attr_create();
     w->lzw = g_try_malloc0(sizeof *w->lzw);
     if (!w->frame || !w->written || !w->shown || !w->indices || !w->changed || !w->packed || !w->memo_colour

@@ -27,6 +27,13 @@ typedef struct {
     short start[766]; // the first position whose sum is at least s
 } gifw_by_sum;
 
+/// A palette's opaque entries as lanes of 32-bit integers, for the vector search: padded to a
+/// multiple of 8 with an entry farther from every colour than any real one.
+typedef struct {
+    int count; // with the padding
+    int32_t r[256], g[256], b[256], index[256];
+} gifw_lanes;
+
 #define MEMO_BITS 16
 #define MEMO_SIZE (1u << MEMO_BITS)
 
@@ -65,6 +72,9 @@ typedef struct {
     // The same palette's opaque entries sorted by r + g + b, for the nearest-colour search.
     gifw_by_sum by_sum;
     int last_nearest;         // the index last found for that palette (-1: none yet)
+    // The vector search (AVX2, where the processor has it): every entry at once, in lanes.
+    bool vector_search;
+    gifw_lanes lanes;
     // Output.
     gif_output out;
     gifr_lzw_table *lzw;
@@ -94,6 +104,8 @@ GIFR_HIDDEN void gifw_end(gif_writer *w);
 GIFR_HIDDEN const gifw_palette *gifw_choose_palette(gif_writer *w, int left, int top, int width, int height);
 /// The index of the palette colour nearest to `colour` (0x00RRGGBB), through the writer's memo.
 GIFR_HIDDEN int gifw_nearest(gif_writer *w, const gifw_palette *p, uint32_t colour);
+/// Whether this processor runs the vector search (w->vector_search).
+GIFR_HIDDEN bool gifw_vector_search_available(void);
 /// log2 of a palette's table size: room for its colours and the index for unchanged pixels.
 GIFR_HIDDEN int gifw_table_bits(const gifw_palette *p);
 /// A palette's colour table, padded with black to 2^bits entries.

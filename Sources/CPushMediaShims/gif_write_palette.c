@@ -7,6 +7,9 @@
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 static void palette_from_liq(gif_writer *w, const liq_palette *p, gifw_palette *into) {
     into->count = (int)p->count;
@@ -81,9 +84,61 @@ static inline bool visit(const gifw_by_sum *sorted, int k, int ds, int r, int g,
     return true;
 }
 
+/// Fills `into` with `p`'s opaque entries in index order, then entries no colour is nearer to
+/// than to a real one (r = 1000: over 745² away, where real entries are at most 3 × 255²) up
+/// to a multiple of 8. Their index is 0, what the search gives when there is no real entry.
+static void fill_lanes(const gifw_palette *p, gifw_lanes *into) {
+    int n = 0;
+    for (int i = 0; i < p->count; i++) {
+        if (i == p->see_through) continue;
+        into->r[n] = p->rgb[i][0], into->g[n] = p->rgb[i][1], into->b[n] = p->rgb[i][2], into->index[n] = i;
+        n++;
+    }
+    for (; n % 8 != 0 || n == 0; n++) into->r[n] = 1000, into->g[n] = 0, into->b[n] = 0, into->index[n] = 0;
+    into->count = n;
+}
+
+#if defined(__x86_64__)
+/// Every entry's distance at once, eight at a time, each as the key distance × 256 + index
+/// (distances are below 2^21 with the padding, so keys fit 32 bits): the smallest key is the
+/// smallest distance, the lowest index among equals.
+__attribute__((target("avx2"))) static int nearest_in_lanes(const gifw_lanes *lanes, uint32_t colour) {
+    const __m256i r = _mm256_set1_epi32((int)(colour >> 16)), g = _mm256_set1_epi32((int)((colour >> 8) & 0xff)),
+                  b = _mm256_set1_epi32((int)(colour & 0xff));
+    __m256i best = _mm256_set1_epi32(-1); // 0xffffffff, above every key
+    for (int k = 0; k < lanes->count; k += 8) {
+        const __m256i dr = _mm256_sub_epi32(r, _mm256_loadu_si256((const __m256i *)(const void *)(lanes->r + k)));
+        const __m256i dg = _mm256_sub_epi32(g, _mm256_loadu_si256((const __m256i *)(const void *)(lanes->g + k)));
+        const __m256i db = _mm256_sub_epi32(b, _mm256_loadu_si256((const __m256i *)(const void *)(lanes->b + k)));
+        const __m256i d = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(dr, dr), _mm256_mullo_epi32(dg, dg)),
+                                           _mm256_mullo_epi32(db, db));
+        const __m256i key = _mm256_or_si256(_mm256_slli_epi32(d, 8),
+                                            _mm256_loadu_si256((const __m256i *)(const void *)(lanes->index + k)));
+        best = _mm256_min_epu32(best, key);
+    }
+    __m128i m = _mm_min_epu32(_mm256_castsi256_si128(best), _mm256_extracti128_si256(best, 1));
+    m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m) & 0xff;
+}
+
+GIFR_HIDDEN bool gifw_vector_search_available(void) { return __builtin_cpu_supports("avx2"); }
+#else
+static int nearest_in_lanes(const gifw_lanes *lanes, uint32_t colour) {
+    (void)lanes, (void)colour;
+    return 0;
+}
+
+GIFR_HIDDEN bool gifw_vector_search_available(void) { return false; }
+#endif
+
 /// The index of the palette colour nearest to `colour` (0x00RRGGBB), through the memo: the
 /// smallest squared distance, the lowest index among equals (what a scan of every entry in
 /// index order finds).
+///
+/// With AVX2 (w->vector_search), every entry is measured, eight at a time: ~30 ns for 255
+/// entries, where the search below took 70–150 ns on noise (every pixel a colour of its own)
+/// and gives the same index.
 ///
 /// The search starts at the entries with the colour's own r + g + b and goes outwards on both
 /// sides. A side stops where its sums are so far off that no entry beyond can be as near as
@@ -95,11 +150,18 @@ GIFR_HIDDEN int gifw_nearest(gif_writer *w, const gifw_palette *p, uint32_t colo
     if (w->memo_generation != p->generation) {
         memset(w->memo_colour, 0xff, MEMO_SIZE * sizeof(uint32_t)); // 0xffffffff: no colour
         w->memo_generation = p->generation;
-        sort_by_sum(p, sorted);
+        if (w->vector_search) fill_lanes(p, &w->lanes);
+        else sort_by_sum(p, sorted);
         w->last_nearest = -1;
     }
     uint32_t slot = (colour * 2654435761u) >> (32 - MEMO_BITS);
     if (w->memo_colour[slot] == colour) return w->memo_index[slot];
+    if (w->vector_search) {
+        int index = nearest_in_lanes(&w->lanes, colour);
+        w->memo_colour[slot] = colour;
+        w->memo_index[slot] = (unsigned char)index;
+        return index;
+    }
     int r = (int)(colour >> 16), g = (int)((colour >> 8) & 0xff), b = (int)(colour & 0xff);
     int s = r + g + b;
     int best = INT_MAX, index = 0;
@@ -121,8 +183,9 @@ GIFR_HIDDEN int gifw_nearest(gif_writer *w, const gifw_palette *p, uint32_t colo
 }
 
 int pm_gif_nearest_mismatches(const unsigned char *rgb, const int *counts, const int *see_through, int palettes,
-                               const uint32_t *colours, int colour_count) {
-    gif_writer w = {0};
+                               const uint32_t *colours, int colour_count, int vector) {
+    if (vector && !gifw_vector_search_available()) return -2;
+    gif_writer w = {.vector_search = vector != 0};
     w.memo_colour = g_try_malloc(MEMO_SIZE * sizeof(uint32_t));
     w.memo_index = g_try_malloc(MEMO_SIZE);
     int mismatches = 0;

@@ -176,10 +176,11 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *settings, unsigned char *
 /// For the test of the writer's nearest-colour search: `palettes` palettes (`counts[k]` RGB
 /// colours from rgb + k × 768, `see_through[k]` the index never chosen or -1), each in turn; every
 /// colour (0x00RRGGBB) of `colours` is mapped under each, and compared with a scan of every entry
-/// in index order (the nearest, the lowest index among equals). Returns how many differ; -1 when
-/// out of memory.
+/// in index order (the nearest, the lowest index among equals). `vector`: 1 the vector search
+/// (AVX2), 0 the search outwards by r + g + b. Returns how many differ; -1 when out of memory, -2
+/// when this processor has no AVX2 for the vector search.
 int pm_gif_nearest_mismatches(const unsigned char *rgb, const int *counts, const int *see_through, int palettes,
-                              const uint32_t *colours, int colour_count);
+                              const uint32_t *colours, int colour_count, int vector);
 /// What pm_gif_transcode writes: the rectangle (left, top, width, height) of every frame, at
 /// its own size, of the source frames `frames` (`count` of them, in increasing order), each
 /// shown for `delays` milliseconds, looping `loop` times (0 forever, as libvips' `loop`).
