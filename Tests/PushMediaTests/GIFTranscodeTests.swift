@@ -16,6 +16,13 @@ struct GIFTranscodeTests {
 
     /// The GIF at `path` as the pipeline opens it when PushMedia's decoder takes it (nothing to
     /// resize or colour-manage).
+    /// A gif.py GIF made in a fresh folder, as an ``animation(_:)``.
+    static func benchmarkAnimation(_ name: String, width: Int, height: Int, frames: Int) throws -> Animation {
+        let source = try Fixtures.temporaryFolder().appendingPathComponent("\(name).gif")
+        try Fixtures.benchmarkGIF(name, to: source, width: width, height: height, frames: frames)
+        return try animation(source.path)
+    }
+
     static func animation(_ path: String) throws -> Animation {
         try Vips.start()
         let header = try Vips.Image.header(from: Vips.Source(path: path), failOn: .error, allPages: true)
@@ -217,10 +224,7 @@ struct GIFTranscodeTests {
     @Test("Past a byte bound the writer gives up: both ways at the same frame, reporting the bytes written (over the bound, under the whole GIF); under it, the same bytes",
         arguments: [(160, 80), (16, 8)]) // 16×8: all twelve frames in one strip of libvips' sink
     func givingUp(width: Int, height: Int) throws {
-        let folder = try Fixtures.temporaryFolder()
-        let source = folder.appendingPathComponent("noisy.gif")
-        try Fixtures.benchmarkGIF("noisy", to: source, width: width, height: height, frames: 12)
-        let animation = try Self.animation(source.path)
+        let animation = try Self.benchmarkAnimation("noisy", width: width, height: height, frames: 12)
         let cut = try #require(animation.gifCut)
         var plain = GIFSettings(paletteBits: 8)
         plain.repack = false
@@ -281,10 +285,7 @@ struct GIFTranscodeTests {
 
     @Test("A GIF that cannot fit: the attempts given up are named as lower bounds, the smallest (the last rung, finished) as a size")
     func givenUpInTheFailure() throws {
-        let folder = try Fixtures.temporaryFolder()
-        let source = folder.appendingPathComponent("noisy.gif")
-        try Fixtures.benchmarkGIF("noisy", to: source, width: 160, height: 80, frames: 12)
-        let animation = try Self.animation(source.path)
+        let animation = try Self.benchmarkAnimation("noisy", width: 160, height: 80, frames: 12)
         do {
             _ = try ImageEncoder.encode(
                 .animation(animation), role: .expanded, as: .gif, budget: 300, profile: .default, deadline: .now + .seconds(120))
@@ -298,10 +299,7 @@ struct GIFTranscodeTests {
 
     @Test("The re-packing pass runs only where it decides whether an attempt fits: a GIF just over the budget is re-packed under it, one that fits is kept as written")
     func repackOnlyNearTheLimit() throws {
-        let folder = try Fixtures.temporaryFolder()
-        let source = folder.appendingPathComponent("screen.gif")
-        try Fixtures.benchmarkGIF("screen-recording", to: source, width: 240, height: 120, frames: 20)
-        let animation = try Self.animation(source.path)
+        let animation = try Self.benchmarkAnimation("screen-recording", width: 480, height: 240, frames: 40)
         // The ladder's first rung as the writer makes it, and re-packed.
         var plain = ImageEncoder.gifSettings(EncodeSettings(paletteBits: 8))
         plain.repack = false

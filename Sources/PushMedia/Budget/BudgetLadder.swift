@@ -181,10 +181,8 @@ public struct BudgetLadder: Sendable {
     }
 
     /// How many times the limit a GIF attempt may grow before its encoder gives up on it. The
-    /// writer's bytes are counted before the re-packing pass, so an attempt given up fits only if
-    /// that pass removes half of them. Over 89 re-packed attempts it removed 2 % on average,
-    /// 21 % at most (a GIF of 203 bytes), 2 % at most above 100 KB (BENCHMARKS.md, "Animated
-    /// GIFs: attempts given up at twice the limit").
+    /// writer's bytes are counted before the re-packing pass, so an attempt given up could fit
+    /// only if that pass removed half of them (it removes far less: ``repackReach``).
     public static let giveUpFactor = 2
 
     /// The bytes past which the encoder may give up the attempt just asked for and ``record``
@@ -200,20 +198,25 @@ public struct BudgetLadder: Sendable {
         return limit.multipliedReportingOverflow(by: Self.giveUpFactor).overflow ? nil : limit * Self.giveUpFactor
     }
 
-    /// How far over the limit a GIF may be and still fit once re-packed: the lossless pass after
-    /// the writer (``GIFRepack``) removed 2 % on average, 21 % at most (a GIF of 203 bytes), 2 %
-    /// at most above 100 KB, over 89 attempts (BENCHMARKS.md, "Animated GIFs: attempts given up
-    /// at twice the limit").
-    public static let repackReach = 1.25
+    /// How far over the limit a GIF may be and still fit once re-packed. Over 89 attempts the
+    /// lossless pass after the writer (``GIFRepack``) removed 2 % on average, 21 % at most (a
+    /// GIF of 203 bytes), 2 % at most above 100 KB (BENCHMARKS.md, "Animated GIFs: attempts
+    /// given up at twice the limit"); 1.3 reaches attempts it would take 23 % from.
+    public static let repackReach = 1.3
 
     /// The sizes of a GIF attempt whose fitting the re-packing pass may decide: over the limit
     /// by at most ``repackReach``. An attempt that fits is accepted as the writer made it; one
     /// further over cannot fit re-packed either. Run on every attempt, the pass cost 39 % of the
-    /// CPU of a 960×480 product shot for 0.9 % of its bytes. Nil for JPEG and PNG.
-    public var repackBytes: ClosedRange<Int>? {
-        guard case .gif = format, limit < Int.max else { return nil }
+    /// CPU of a 960×480 product shot for 0.9 % of its bytes. Whether each attempt fits is decided
+    /// as when every attempt was re-packed; rungs predicted from one further over start from the
+    /// writer's bytes, a few percent more, which can move a rung across ``predictionSlack``.
+    /// Empty when nothing is over the limit (a limit of `Int.max`); nil for JPEG and PNG.
+    public var repackBytes: Range<Int>? {
+        guard case .gif = format else { return nil }
+        guard limit < Int.max - 1 else { return limit..<limit }
         let reach = Double(limit) * Self.repackReach
-        return (limit + 1)...(reach < Double(Int.max) ? max(limit + 1, Int(reach)) : Int.max)
+        let last = reach < Double(Int.max - 1) ? max(limit + 1, Int(reach)) : Int.max - 1
+        return (limit + 1)..<(last + 1)
     }
 
     /// Records the size of an attempt (the bytes written by then when its encoder gave up past

@@ -116,7 +116,7 @@ enum ImageEncoder {
 
     static func render(
         _ pixels: Pixels, format: OutputImageFormat, settings: EncodeSettings, profile: Profile, giveUpAbove: Int? = nil,
-        repackOnly: ClosedRange<Int>? = nil
+        repackOnly: Range<Int>? = nil
     ) throws -> Rendered {
         switch pixels {
         case .still(let image):
@@ -144,7 +144,7 @@ enum ImageEncoder {
 
     /// The GIF saver's settings for an attempt: inter-frame optimisation and no dithering (see
     /// ``GIFSettings``).
-    static func gifSettings(_ settings: EncodeSettings, repackOnly: ClosedRange<Int>? = nil) -> GIFSettings {
+    static func gifSettings(_ settings: EncodeSettings, repackOnly: Range<Int>? = nil) -> GIFSettings {
         var gif = GIFSettings(paletteBits: settings.paletteBits ?? 8, interframeMaxError: settings.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError)
         gif.repackOnly = repackOnly
         return gif

@@ -173,8 +173,8 @@ struct GIFSettings: Equatable, Sendable {
     /// Re-pack the writer's output losslessly (``GIFRepack``).
     var repack = true
     /// Re-pack only a GIF of these sizes (``BudgetLadder/repackBytes``: over the ladder's limit,
-    /// by little enough that the pass may bring it under); nil: every one.
-    var repackOnly: ClosedRange<Int>?
+    /// by little enough that the pass may bring it under; empty: none); nil: every one.
+    var repackOnly: Range<Int>?
     /// PushMedia's writer stops once the GIF passes this many bytes with frames still to write
     /// (``GIFAttempt/gaveUp(bytesWritten:)``); nil: it always finishes.
     var giveUpAbove: Int?
