@@ -130,22 +130,17 @@ enum ImageEncoder {
             return Rendered(data: data, bytes: data.count, width: scaled.width, height: scaled.height)
         case .animation(let animation):
             let kept = animation.keepingEvery(settings.frameStep)
-            var gifSettings = gifSettings(settings, repackOnly: repackOnly)
-            gifSettings.giveUpAbove = giveUpAbove
-            let gif = try kept.gifAttempt(scale: settings.scale, gifSettings)
-            let bytes: Int =
-                switch gif.attempt {
-                case .gif(let data): data.count
-                case .gaveUp(let written): written
-                }
-            return Rendered(data: gif.attempt.data, bytes: bytes, width: gif.width, height: gif.height, frames: kept.frameCount)
+            let gif = try kept.gifAttempt(scale: settings.scale, gifSettings(settings, giveUpAbove: giveUpAbove, repackOnly: repackOnly))
+            return Rendered(data: gif.attempt.data, bytes: gif.attempt.bytes, width: gif.width, height: gif.height, frames: kept.frameCount)
         }
     }
 
     /// The GIF saver's settings for an attempt: inter-frame optimisation and no dithering (see
-    /// ``GIFSettings``).
-    static func gifSettings(_ settings: EncodeSettings, repackOnly: Range<Int>? = nil) -> GIFSettings {
+    /// ``GIFSettings``), with the ladder's bounds (``BudgetLadder/giveUpBytes``,
+    /// ``BudgetLadder/repackBytes``).
+    static func gifSettings(_ settings: EncodeSettings, giveUpAbove: Int? = nil, repackOnly: Range<Int>? = nil) -> GIFSettings {
         var gif = GIFSettings(paletteBits: settings.paletteBits ?? 8, interframeMaxError: settings.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError)
+        gif.giveUpAbove = giveUpAbove
         gif.repackOnly = repackOnly
         return gif
     }

@@ -148,6 +148,14 @@ enum GIFAttempt: Equatable {
         if case .gif(let data) = self { data } else { nil }
     }
 
+    /// The GIF's length, or the bytes written by then when given up (a lower bound of it).
+    var bytes: Int {
+        switch self {
+        case .gif(let data): data.count
+        case .gaveUp(let written): written
+        }
+    }
+
     /// The GIF of a writer given no bound (``GIFSettings/unbounded``), which always finishes.
     var wholeGIF: Data {
         guard case .gif(let data) = self else { preconditionFailure("a writer with no bound gave up") }
