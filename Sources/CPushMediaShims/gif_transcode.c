@@ -54,7 +54,7 @@ int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_setti
         dirty.left -= area.left, dirty.top -= area.top;
         int written = gifw_write_frame(&w, &dirty);
         if (written == 2) {
-            *length = w.out.length + 1; // and the trailer
+            *length = gifw_given_up_length(&w);
             status = 2;
             goto done;
         }

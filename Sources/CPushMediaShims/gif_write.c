@@ -204,6 +204,8 @@ failed:
     return -1;
 }
 
+GIFR_HIDDEN size_t gifw_given_up_length(const gif_writer *w) { return w->out.length + 1; }
+
 /// Rows arrive top to bottom, a strip at a time; each completed frame is written. Once the
 /// writer gave up, the rest are passed over: stopping the sink with -1 would leave "write failed"
 /// in libvips' error buffer, which is shared by every item.
@@ -345,7 +347,7 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, s
     if (vips_image_get_typeof(image, "loop")) vips_image_get_int(image, "loop", &w.loop);
     if (vips_sink_disc(image, take_rows, &w)) goto done;
     if (w.gave_up) {
-        *length = w.out.length + 1; // and the trailer
+        *length = gifw_given_up_length(&w);
         status = 2;
         goto done;
     }

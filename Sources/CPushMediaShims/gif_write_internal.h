@@ -94,6 +94,9 @@ GIFR_HIDDEN void gifw_take_pixels(gif_writer *w, unsigned char *rgba, size_t cou
 GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty);
 /// Ends the GIF: *gif (the caller frees it with free) holds *length bytes. 0, or -1.
 GIFR_HIDDEN int gifw_finish(gif_writer *w, unsigned char **gif, size_t *length);
+/// What a writer that gave up (gifw_write_frame returned 2) reports: the bytes written by then,
+/// with the trailer a finished GIF would end with.
+GIFR_HIDDEN size_t gifw_given_up_length(const gif_writer *w);
 /// Frees what the writer holds.
 GIFR_HIDDEN void gifw_end(gif_writer *w);
 
