@@ -1,6 +1,6 @@
 // The face search (face_search.h) built with AVX2 and FMA, for pm_detect_faces to run on CPUs
 // that have them: dlib's vector types (simd8f) then use 256-bit registers, and the search takes
-// about a third fewer instructions (BENCHMARKS.md, "Faces"). The package builds for any x86-64,
+// about a third fewer instructions (docs/benchmarks/faces.md). The package builds for any x86-64,
 // so this file is compiled with the target's flags and only its own code asks for AVX2:
 // - Every library header dlib needs is included first, outside the AVX2 region, so the C++
 //   library's inline functions and templates keep the flags of the rest of the binary. Were one

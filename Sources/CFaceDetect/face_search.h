@@ -51,7 +51,7 @@ long compare_filters_avx2(const pm_face_image &image, double *largest_difference
 // over a feature plane (a row pass into a scratch image, then a column pass added into the
 // scores), reading each weight again inside its inner loops and summing separate multiplies and
 // adds in three partial sums: 6 % of a case-1 photo's CPU with `crop: smart`, a third of it after
-// this (BENCHMARKS.md, "The face search's filters"). Here the ten weights of a pass stay in vector
+// this (docs/benchmarks/still-images.md, "The face search's filters"). Here the ten weights of a pass stay in vector
 // registers, multiplies and adds fuse where the build has FMA, and rows are padded to whole
 // vectors. The same sums in another order: scores differ from dlib's by float rounding
 // (FaceTests compares every score with dlib's step; the faces found are the same).
@@ -189,7 +189,7 @@ rectangle apply_filters_to_fhog<scan_fhog_pyramid<pyramid_down<4>>::fhog_filterb
 namespace {
 
 // dlib's frontal-face filters on a pyramid that shrinks by 3/4 a level instead of dlib's 5/6:
-// 2.3 times the image's pixels searched instead of 3.3 (BENCHMARKS.md, "Faces"). The filters and
+// 2.3 times the image's pixels searched instead of 3.3 (docs/benchmarks/faces.md). The filters and
 // the 80 px window are dlib's model as it ships; only the spacing of the scales differs.
 using face_detector = dlib::object_detector<dlib::scan_fhog_pyramid<dlib::pyramid_down<4>>>;
 
@@ -287,7 +287,7 @@ inline unsigned char blur_tap(int a, int b, int c) { return static_cast<unsigned
 
 // The image blurred with that mask, across then down, edges repeated, rounded after each pass.
 // dlib's model was trained on soft, upsampled faces: on a sharp image it takes a flag patch or a
-// sleeve for a face (BENCHMARKS.md, "Faces"). Done here rather than with libvips' gaussblur, whose
+// sleeve for a face (docs/benchmarks/faces.md). Done here rather than with libvips' gaussblur, whose
 // run-time compiled (orc) convolution crashed a worker thread once under parallel tests.
 // `step` is the distance in bytes from one pixel's byte to the next one's in a row.
 void soften(const uint8_t *pixels, int width, int height, int stride, int step, dlib::array2d<unsigned char> &out) {
@@ -377,7 +377,7 @@ long pm_face_search::PM_FACE_FILTERS_ENTRY(const pm_face_image &image, double *l
 int pm_face_search::PM_FACE_SEARCH_ENTRY(const pm_face_image &image, long search_area, pm_face_box *faces,
                                          int capacity, int *searched_width, int *searched_height) {
     // The proxy: ~search_area pixels of the band (the shape kept), or the image as it is when it
-    // is no larger (upscaling brought back false faces; BENCHMARKS.md, "Faces").
+    // is no larger (upscaling brought back false faces; docs/benchmarks/faces.md).
     const double scale =
         std::sqrt(static_cast<double>(search_area) / (static_cast<double>(image.width) * image.height));
     dlib::array2d<unsigned char> proxy;

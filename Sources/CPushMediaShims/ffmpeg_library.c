@@ -4,7 +4,7 @@
 // pointer that pm_ffmpeg_load fills from dlopen/dlsym once per process. Loading libavformat
 // and libavcodec maps ~65 libraries that libvips does not need (codecs, network protocols): ~20 ms
 // of CPU in every process start, paid now only by a process that meets a movie or audio file
-// (BENCHMARKS.md, "FFmpeg opened on first use").
+// (docs/benchmarks/start-up.md, "FFmpeg opened on first use").
 //
 // The definitions are hidden (declared so under the pragma, and by attribute on each definition,
 // in case a header is missing below): the executable exports its symbols (for backtraces), and

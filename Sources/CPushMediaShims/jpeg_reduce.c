@@ -6,7 +6,7 @@
 // holds them all before the first row, as for libvips). libvips' path for the same pixels (its JPEG loader's pipeline, then
 // reducev into memory) cost ~15 ms more a 12 MP photo than libjpeg's decode alone (region
 // copies, its worker thread and the hand-offs to it, page faults of fresh buffers):
-// BENCHMARKS.md, "A JPEG decoded by libjpeg directly".
+// docs/benchmarks/still-images.md, "A JPEG decoded by libjpeg directly".
 //
 // Only what libvips' path would give as plain 8-bit sRGB or grey comes here (the Swift side
 // checks the header libvips read); anything else returns 1 and goes through libvips. Errors

@@ -3,7 +3,7 @@
 // reduced vertically by libvips' reducev, whose liborc path takes ~6 ms) to 1200×900 took it
 // 31–35 ms, more than the subject search, both crops and both encodes together. This is the same
 // filter (taps centred on each output pixel, the kernel stretched by the shrink, weights
-// normalised) in 14-bit fixed point, with an SSSE3 loop for 3-band pixels: ~6 ms (BENCHMARKS.md).
+// normalised) in 14-bit fixed point, with an SSSE3 loop for 3-band pixels: ~6 ms (docs/benchmarks/still-images.md).
 #include "PushMediaShims.h"
 #include "reduce_internal.h"
 

@@ -24,7 +24,7 @@ static void drop_vips_warning(const gchar *domain, GLogLevelFlags level, const g
 // guess), and the HEIF module alone is opened from libvips' own folder, when the first HEIF or
 // AVIF image is loaded (pm_vips_load_heif): with libheif's codecs it is ~31 M instructions
 // (callgrind) a process would otherwise pay at its first image of any kind. About 20 ms of CPU
-// per process for the other modules (BENCHMARKS.md, "Start-up"). An environment that sets
+// per process for the other modules (docs/benchmarks/start-up.md). An environment that sets
 // VIPSHOME to anything else keeps libvips' own module loading.
 static const char *const pm_prefix_without_modules = "/nonexistent/pushmedia-loads-the-heif-module-itself";
 
@@ -159,7 +159,7 @@ int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, Vips
     // libvips 8.14's default (gap 2) box-shrinks by an integer factor first whenever the scale
     // is 1/4 or less, then reduces the rest; on decoded images that took 2-10 times the CPU of
     // letting the kernel do the whole reduction (gap 0) at scales from 1/4 to 1/10. Below 1/16
-    // the kernel grows so wide that the box shrink wins again (BENCHMARKS.md, "Faces").
+    // the kernel grows so wide that the box shrink wins again (docs/benchmarks/faces.md).
     double gap = fmin(hscale, vscale) < 1.0 / 16 ? 2.0 : 0.0;
     return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, "gap", gap, NULL);
 }

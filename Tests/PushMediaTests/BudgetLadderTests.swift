@@ -121,7 +121,7 @@ struct BudgetLadderTests {
         var ladder = BudgetLadder(
             format: .gif(frames: 100, minColours: 32, maxFrameStep: 4, order: BudgetLadder.GIFRung.measured), budget: 625_000,
             hardLimit: 10_000_000, size: PixelSize(width: 960, height: 480))
-        // 804 KB, then 514 KB at error 16 (the product shot of BENCHMARKS.md).
+        // 804 KB, then 514 KB at error 16 (the product shot of docs/benchmarks/gifs.md).
         let decision = Self.drive(&ladder) { $0.interframeMaxError == 16 ? 514_000 : 804_000 }
         #expect(decision == .accept(EncodeSettings(paletteBits: 8, interframeMaxError: 16), bytes: 514_000))
         #expect(ladder.attempts.count == 2)
@@ -205,7 +205,7 @@ struct BudgetLadderTests {
 
     @Test("attempts given up record the bytes written, below their size: the ladder accepts what exact sizes give, at worst after more attempts",
         arguments: [
-            // The noisy GIF of BENCHMARKS.md: bytes follow kept frames and pixels, not the inter-frame error.
+            // The noisy GIF of docs/benchmarks/gifs-cpu.md: bytes follow kept frames and pixels, not the inter-frame error.
             (6_300_000.0, 0.0),
             // A first attempt ten times over that gains as the product shot does from the error.
             (6_300_000.0, 1.0),

@@ -22,7 +22,7 @@ typedef struct {
 } pm_face_box;
 
 /// Which build of the search runs: dlib's templates compiled for any CPU of the architecture, or
-/// (x86-64) with AVX2 and FMA, about a third fewer instructions (BENCHMARKS.md, "Faces"). The two
+/// (x86-64) with AVX2 and FMA, about a third fewer instructions (docs/benchmarks/faces.md). The two
 /// find the same faces; scores may differ in the last digits (float sums in another order).
 typedef enum {
     /// AVX2 when the CPU has it (checked once per process), else portable.
@@ -50,8 +50,7 @@ typedef struct {
 /// reads a proxy: the band reduced with a triangle filter (libvips' linear kernel) to about
 /// `search_area` pixels, the shape kept (an image no larger is read as it is), then blurred with
 /// a 3-tap Gaussian (sigma 1), as dlib's model expects. Faces from about 80 px of the proxy
-/// (dlib's window) up to all of it are found; the CPU grows with the proxy's area (BENCHMARKS.md,
-/// "Faces"). Writes the proxy's size to `searched_width` and `searched_height`, up to `capacity`
+/// (dlib's window) up to all of it are found; the CPU grows with the proxy's area (docs/benchmarks/faces.md). Writes the proxy's size to `searched_width` and `searched_height`, up to `capacity`
 /// faces in its pixels, largest score first, into `faces`, and returns how many were found (which
 /// may exceed `capacity`), or -1 with a message in `error` (NUL-terminated, at most `error_size`
 /// bytes). Thread-safe: each thread keeps its own detector.

@@ -69,8 +69,8 @@ public struct BudgetLadder: Sendable {
 
         /// Colours, then frames, then downscaling.
         public static let coloursFirst: [GIFRung] = [.colours, .frames, .scale]
-        /// What costs the eye least per byte saved first, measured (BENCHMARKS.md, "Animated
-        /// GIFs"; SSIM of every source frame against the output frame shown at the same time, at
+        /// What costs the eye least per byte saved first, measured (docs/benchmarks/gifs.md;
+        /// SSIM of every source frame against the output frame shown at the same time, at
         /// the output size) on a 960x480 product shot with a moving badge, per 100 KB saved:
         /// inter-frame error 8 → 16 −0.0018 SSIM, every 2nd frame −0.003, scale 0.8 −0.010, 128
         /// colours −0.035 (fewer colours band gradients and photos without dithering). Downscaling
@@ -200,8 +200,8 @@ public struct BudgetLadder: Sendable {
 
     /// How far over the limit a GIF may be and still fit once re-packed. Over 89 attempts the
     /// lossless pass after the writer (``GIFRepack``) removed 2 % on average, 21 % at most (a
-    /// GIF of 203 bytes), 2 % at most above 100 KB (BENCHMARKS.md, "Animated GIFs: attempts
-    /// given up at twice the limit"); 1.3 reaches attempts it would take 23 % from.
+    /// GIF of 203 bytes), 2 % at most above 100 KB (docs/benchmarks/gifs-cpu.md, "Animated GIFs:
+    /// attempts given up at twice the limit"); 1.3 reaches attempts it would take 23 % from.
     public static let repackReach = 1.3
 
     /// The sizes of a GIF attempt whose fitting the re-packing pass may decide: over the limit

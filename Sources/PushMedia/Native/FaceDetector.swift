@@ -5,8 +5,8 @@ import PushMediaModel
 /// Frontal faces through dlib's HOG detector (`CFaceDetect`, compiled in, its model decoded once
 /// per process from `frontal_face_model.h`, no model file).
 /// It searches a softened grey proxy of about ``searchArea`` pixels, made in `CFaceDetect` from
-/// the image's memory: ~14 ms of CPU a case-1 photo with AVX2 (BENCHMARKS.md, "Faces", and "The
-/// face search's filters").
+/// the image's memory: ~14 ms of CPU a case-1 photo with AVX2 (docs/benchmarks/faces.md, and
+/// docs/benchmarks/still-images.md, "The face search's filters").
 enum FaceDetector {
     /// The build of the search that runs: dlib's templates compiled for any CPU, or for AVX2 and
     /// FMA (x86-64; a third fewer instructions, the same faces).

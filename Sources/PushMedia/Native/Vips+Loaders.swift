@@ -43,7 +43,7 @@ extension Vips {
         /// largest of 1, 2, 4 or 8 whose decode (libjpeg rounds sizes up) still covers the target,
         /// the smallest useful scale, as Pillow's draft mode and `djpeg -scale` decode
         /// (`vips_thumbnail` would stay a factor of two above the target: a 12 MP photo decoded at
-        /// full size, for 0.04–0.18 dB after the JPEG encode, BENCHMARKS.md); for WebP the whole
+        /// full size, for 0.04–0.18 dB after the JPEG encode, docs/benchmarks/still-images.md); for WebP the whole
         /// shrink (libwebp's scaler filters), never below 1. Pure.
         func shrinkFactor(source: PixelSize, target: PixelSize, swapsAxes: Bool) -> Double {
             guard shrinksOnLoad, target.width > 0, target.height > 0 else { return 1 }

@@ -12,7 +12,7 @@ import PushMediaModel
 /// size of the crop and takes the first maximum.
 ///
 /// That is ~30 libvips operations for 1,024 pixels. Their set-up cost ~10 ms of CPU per image,
-/// against microseconds for the arithmetic (BENCHMARKS.md, "Attention without libvips'
+/// against microseconds for the arithmetic (docs/benchmarks/still-images.md, "Attention without libvips'
 /// operations"). The map itself is still libvips' resize, so the cells are exactly libvips'. The
 /// arithmetic follows libvips' steps, to about 1e-6 of a score; where two cells come closer
 /// than that allows (``tieMargin``), libvips itself decides. Tests check the cell chosen against

@@ -75,7 +75,7 @@ struct ProcessCommand: AsyncParsableCommand {
             outURL = OpenedOutput.stateDirectory(state, for: opened.location, environment: ProcessInfo.processInfo.environment)
         }
         let shownOut = bucket?.location.description ?? outURL.path
-        // libvips and the face model start while the queue is set up (BENCHMARKS.md, "Start-up");
+        // libvips and the face model start while the queue is set up (docs/benchmarks/start-up.md);
         // the command waits for that before it returns, so nothing is mid-start at exit.
         let preparing = DispatchGroup()
         do {
