@@ -50,10 +50,16 @@ struct UniformJobWrite: Sendable, Hashable {
         next.leaseOwner = leaseOwner
         next.leaseExpiresAt = leaseExpiresAt
         next.updatedAt = updatedAt
-        if let finish {
-            next.result = finish.result
-            next.lastError = finish.lastError
-            next.finishedAt = finish.finishedAt
+        // Not `if let finish { … }`: built with -O by Swift 6.3.1, that binding (and `guard let`,
+        // `switch`) kept one extra reference to the result, so every succeeded job's result (a
+        // manifest item, ~1.5 KB) stayed in memory until the process ended: +1.2 MB over a
+        // 1,000-image batch, without bound in a worker. Debug builds do not do it; the queue
+        // benchmark (Benchmarks/QueueOverhead, -O) fails when results are not freed, and
+        // `QueueWorkerTests.resultsAreFreed` holds the rest of the path.
+        if finish != nil {
+            next.result = finish?.result
+            next.lastError = finish?.lastError
+            next.finishedAt = finish?.finishedAt
         }
         return next
     }

@@ -141,6 +141,35 @@ struct QueueWorkerTests {
         }
     }
 
+    @Test("a stored result is not kept in memory: the bytes of every finished job are freed", arguments: Backend.testable)
+    func resultsAreFreed(_ backend: Backend) async throws {
+        // A worker runs for days: a result (a manifest item, ~1.5 KB) kept per job is a leak.
+        // Each result's bytes count themselves when freed.
+        let freed = NIOLockedValueBox(0)
+        @Sendable func result(_ text: String) -> Data {
+            let bytes = Array(text.utf8)
+            let pointer = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
+            pointer.copyMemory(from: bytes, byteCount: bytes.count)
+            return Data(bytesNoCopy: pointer, count: bytes.count, deallocator: .custom { pointer, _ in
+                pointer.deallocate()
+                freed.withLockedValue { $0 += 1 }
+            })
+        }
+        try await withFixture(backend) { fixture in
+            let queue = try await fixture.open(manualClock: false)
+            _ = try await queue.enqueue((0..<30).map { NewJob(campaign: "c", source: "s\($0)", profile: "p") })
+            let worker = QueueWorker(queue: queue, configuration: Self.fastConfiguration(owner: "freeing"), logger: Self.quietLogger()) { job in
+                let item = result(#"{"source":"\#(job.source)","padding":"\#(String(repeating: "x", count: 200))"}"#)
+                return job.source.hasSuffix("7") ? .failed(result: item, error: JobError(code: "decode_failed", message: "bad")) : .succeeded(result: item)
+            }
+            try await worker.runUntilDrained(campaign: "c")
+            let stored = try await queue.jobs(campaign: "c")
+            #expect(stored.count == 30 && stored.allSatisfy { $0.result?.count ?? 0 > 200 }, "every result was stored")
+        }
+        // The fixture closed its clients (a database library may hold the last bound arguments).
+        #expect(freed.withLockedValue { $0 } == 30, "results freed: \(freed.withLockedValue { $0 }) of 30")
+    }
+
     @Test("expired leases are looked for once per lease, at most every 30 s, unless set")
     func rescueIntervalFollowsTheLease() {
         #expect(QueueWorker.Configuration(leaseDuration: .seconds(5)).rescueInterval == .seconds(5))
