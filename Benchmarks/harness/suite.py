@@ -186,10 +186,11 @@ class Suite(MovieCase):
 
     # Case 6 ------------------------------------------------------------------------------------
     def case6(self):
-        if not QUEUE_BIN.exists():
-            log("==> building Benchmarks/QueueOverhead (release)")
-            subprocess.run(["swift", "build", "-c", "release", "--package-path", str(QUEUE_PKG),
-                            "--scratch-path", str(QUEUE_PKG / ".build")], check=True)
+        # Built every time (a no-op when nothing changed): a binary left from older sources
+        # would measure, and check, the old queue.
+        log("==> building Benchmarks/QueueOverhead (release)")
+        subprocess.run(["swift", "build", "-c", "release", "--package-path", str(QUEUE_PKG),
+                        "--scratch-path", str(QUEUE_PKG / ".build")], check=True)
         n_sqlite = 100 if self.quick else 2000
         n_pg = 100 if self.quick else 1000
         rows = []
