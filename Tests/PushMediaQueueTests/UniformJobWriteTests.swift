@@ -70,6 +70,27 @@ struct UniformJobWriteTests {
         #expect(done.result == Data("{\"ok\":true}".utf8) && done.lastError == nil && done.finishedAt == later)
     }
 
+    @Test("a finishing write replaces result, last error and finish time, nil included; a non-finishing one keeps them")
+    func finishReplacesNil() {
+        let later = t0.addingTimeInterval(5)
+        let old = Job(
+            id: 1, campaign: "c", source: "s", profile: "p", state: .running, attempts: 1, runAt: t0,
+            leaseOwner: "w", leaseExpiresAt: t0, lastError: JobError(code: "t", message: "m"),
+            result: Data("old".utf8), createdAt: t0, updatedAt: t0, finishedAt: t0)
+        func write(_ finish: UniformJobWrite.Finish?) -> UniformJobWrite {
+            UniformJobWrite(
+                fromStates: [.running], runAtDueBy: nil, leaseHeldBy: "w", state: .succeeded, attemptsDelta: 0,
+                leaseOwner: nil, leaseExpiresAt: nil, updatedAt: later, finish: finish)
+        }
+        let cleared = write(.init(result: nil, lastError: nil, finishedAt: later)).applied(to: old)
+        #expect(cleared.result == nil && cleared.lastError == nil && cleared.finishedAt == later)
+        let error = JobError(code: "e", message: "n")
+        let set = write(.init(result: Data("new".utf8), lastError: error, finishedAt: later)).applied(to: old)
+        #expect(set.result == Data("new".utf8) && set.lastError == error && set.finishedAt == later)
+        let untouched = write(nil).applied(to: old)
+        #expect(untouched.result == old.result && untouched.lastError == old.lastError && untouched.finishedAt == t0)
+    }
+
     @Test("restricting a selection keeps its other criteria and adds the write's guard")
     func restricting() throws {
         let write = try #require(machine.uniformWrite(.claim(owner: "w", leaseExpiresAt: t0), at: t0))
