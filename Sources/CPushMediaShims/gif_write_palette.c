@@ -4,8 +4,10 @@
 #include "PushMediaShims.h"
 #include "gif_write_internal.h"
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -276,6 +278,25 @@ static bool holds_all(const gifw_palette *whole, const gifw_palette *part) {
     return true;
 }
 
+static void (*set_omp_threads)(int);
+static void find_set_omp_threads(void) { *(void **)&set_omp_threads = dlsym(RTLD_DEFAULT, "omp_set_num_threads"); }
+
+/// Debian's libimagequant quantises with OpenMP, a team of one thread per core; PushMedia
+/// already runs an item per core, so the team only adds threads that spin between parallel
+/// regions (5 % of a noise GIF's CPU). One thread for the calling thread's quantisations
+/// (OpenMP's thread count is per thread), found through libgomp when it is loaded.
+static void quantise_on_this_thread(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_set_omp_threads);
+    if (set_omp_threads) set_omp_threads(1);
+}
+
+int pm_gif_quantiser_threads(void) {
+    int (*get)(void);
+    *(void **)&get = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    return get ? get() : -1;
+}
+
 /// libimagequant's palette for the changed pixels of the rectangle (packed in one row: at
 /// PushMedia's effort it quantises a histogram, so where pixels lie does not matter), in
 /// w->fresh. false with a libvips error.
@@ -286,6 +307,7 @@ static bool quantise(gif_writer *w, int left, int top, int width, int height) {
         for (int x = 0; x < width; x++)
             if (w->changed[base + (size_t)x]) memcpy(w->packed + 4 * count++, w->frame + (base + (size_t)x) * 4, 4);
     }
+    quantise_on_this_thread();
     liq_image *image = liq_image_create_rgba(w->attr, w->packed, (int)count, 1, 0);
     liq_result *result = NULL;
     liq_error status = image ? liq_image_quantize(image, w->attr, &result) : LIQ_OUT_OF_MEMORY;

@@ -257,6 +257,28 @@ struct GIFTranscodeTests {
         }
     }
 
+    @Test("libimagequant quantises on the writing thread alone: no OpenMP team beside the item's own thread")
+    func quantiserThreads() async throws {
+        // Noise: every frame has more colours than a palette, so each one is quantised.
+        let animation = try Self.benchmarkAnimation("noisy", width: 160, height: 80, frames: 4)
+        let (cut, frames, delays) = (try #require(animation.gifCut), animation.indices, animation.delays)
+        // A fresh thread starts from OpenMP's default (a thread per core); the writer runs on
+        // the thread that calls it.
+        let (before, after, written) = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let before = pm_gif_quantiser_threads()
+                let gif = try? cut.gifAttempt(frames: frames, delays: delays, loop: 0, GIFSettings(paletteBits: 8), until: nil)
+                continuation.resume(returning: (before, pm_gif_quantiser_threads(), gif?.data?.count ?? 0))
+            }
+        }
+        #expect(written > 0, "the GIF was written")
+        #expect(before != -1, "libgomp is not loaded: is libimagequant built without OpenMP?")
+        if ProcessInfo.processInfo.environment["OMP_NUM_THREADS"] == nil {
+            #expect(before == ProcessInfo.processInfo.activeProcessorCount, "OpenMP's default on a fresh thread")
+        }
+        #expect(after == 1, "after writing, libimagequant would use \(after) threads")
+    }
+
     @Test("One costly frame early, then nothing moves: giving up after it reports what was written, not that frame times the rest")
     func givingUpAfterACostlyFrame() throws {
         // The review's case: frame 1 noise, frames 2–12 one other noise, so the GIF is about two

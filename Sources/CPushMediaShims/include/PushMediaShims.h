@@ -181,6 +181,10 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *settings, unsigned char *
 /// when this processor has no AVX2 for the vector search.
 int pm_gif_nearest_mismatches(const unsigned char *rgb, const int *counts, const int *see_through, int palettes,
                               const uint32_t *colours, int colour_count, int vector);
+/// For the test of the writer's quantiser: how many threads libimagequant's OpenMP regions
+/// would use on the calling thread (the writer sets 1 where it quantises); -1 when libgomp is
+/// not loaded.
+int pm_gif_quantiser_threads(void);
 /// What pm_gif_transcode writes: the rectangle (left, top, width, height) of every frame, at
 /// its own size, of the source frames `frames` (`count` of them, in increasing order), each
 /// shown for `delays` milliseconds, looping `loop` times (0 forever, as libvips' `loop`).
