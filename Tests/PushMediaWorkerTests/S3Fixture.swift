@@ -43,12 +43,14 @@ struct S3Fixture {
         return (status, process.output, process.error)
     }
 
-    /// A TCP proxy to the server on `port` (scripts/lib/tcp-proxy.py), once it listens.
-    func proxy(port: Int, in folder: URL, name: String) throws -> BackgroundProcess {
+    /// A TCP proxy to the server on `port` (scripts/lib/tcp-proxy.py), once it listens. With
+    /// `cutAtPut`, the proxy exits by itself when that PUT arrives (the ones before it forwarded).
+    func proxy(port: Int, in folder: URL, name: String, cutAtPut: Int? = nil) throws -> BackgroundProcess {
         let target = URLComponents(string: endpoint)!
         let proxy = try BackgroundProcess(
             "/usr/bin/env",
-            ["python3", Support.packageRoot.appendingPathComponent("scripts/lib/tcp-proxy.py").path, "\(port)", target.host!, "\(target.port!)"],
+            ["python3", Support.packageRoot.appendingPathComponent("scripts/lib/tcp-proxy.py").path, "\(port)", target.host!, "\(target.port!)"]
+                + (cutAtPut.map { ["--cut-at-put", "\($0)"] } ?? []),
             in: folder, name: name)
         let end = Date().addingTimeInterval(20)
         while !proxy.output.contains("listening") && Date() < end { Thread.sleep(forTimeInterval: 0.05) }
