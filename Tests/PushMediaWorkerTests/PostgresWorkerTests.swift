@@ -31,8 +31,17 @@ struct PostgresWorkerTests {
         #expect(enqueued.output.contains("20 jobs"))
 
         let arguments = ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--drain", "--log-level", "info"]
-        let a = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "a")
-        let b = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "b")
+        // Whichever worker claims img001.jpg holds it until the other has finished a job: both
+        // work, however late one of them starts on a busy machine.
+        let gate = try ItemGate(in: folder, holding: ["img001.jpg"])
+        let a = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "a", environment: gate.environment)
+        let b = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "b", environment: gate.environment)
+        let bothWorked = await a.wait(seconds: 300) {
+            guard gate.isHeld("img001.jpg"), let jobs = try? await Support.jobs(url, campaign: "shared") else { return false }
+            return jobs.contains { $0.state == .succeeded }
+        }
+        #expect(bothWorked, "\(a.error)\n\(b.error)")
+        gate.open("img001.jpg")
         let statusA = await a.exitStatus(within: 300)
         let statusB = await b.exitStatus(within: 300)
         #expect(statusA == 0 && statusB == 0, "\(a.error)\n\(b.error)")
@@ -66,11 +75,17 @@ struct PostgresWorkerTests {
         #expect(try await Support.run(
             Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "kill", "--root", input.path, input.path], in: folder).status == 0)
         let base = ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--log-level", "info"]
-        let first = try BackgroundProcess(Support.pushmedia, base + ["--lease-seconds", "5"], in: folder, name: "first")
-        let progressed = await first.wait(seconds: 120) { outcomes(first.error).count >= 3 }
+        // Killed while it holds img004.jpg at the gate, once the three jobs before it are stored as
+        // done: some done, one in its hands, the rest queued, however fast the machine.
+        let gate = try ItemGate(in: folder, holding: ["img004.jpg"])
+        let first = try BackgroundProcess(Support.pushmedia, base + ["--lease-seconds", "5"], in: folder, name: "first", environment: gate.environment)
+        let progressed = await first.wait(seconds: 300) {
+            guard gate.isHeld("img004.jpg"), let jobs = try? await Support.jobs(url, campaign: "kill") else { return false }
+            return jobs.filter { $0.state == .succeeded }.count >= 3
+        }
         #expect(progressed, "\(first.error)")
         first.signal(SIGKILL)
-        _ = await first.exitStatus(within: 10)
+        _ = await first.exitStatus(within: 60)
         // What the killed worker finished, from the queue (a job can be stored as done a moment
         // before its log line is written); every line it logged is among them.
         let doneByFirst = Set(try await Support.jobs(url, campaign: "kill").filter { $0.state == .succeeded }.map(\.id))
@@ -86,8 +101,10 @@ struct PostgresWorkerTests {
         let doneBySecond = jobIDs(outcomes(second.error))
         #expect(doneByFirst.isDisjoint(with: doneBySecond) && doneByFirst.union(doneBySecond) == Set(done.map(\.id)),
                 "first \(doneByFirst.sorted()), second \(doneBySecond.sorted())")
+        // The held job was rescued from the killed worker's expired lease and done by the second.
         let rescued = done.filter { $0.attempts == 2 }
-        #expect(rescued.count <= 1 && rescued.allSatisfy { job in job.errorHistory.contains { $0.kind == .rescue } })
+        #expect(rescued.map(\.source) == ["img004.jpg"] && rescued.allSatisfy { job in job.errorHistory.contains { $0.kind == .rescue } },
+                "\(done.map { "\($0.source) \($0.attempts)" })")
     }
 
     @Test("a PostgreSQL restart during a run loses nothing")
@@ -106,14 +123,18 @@ struct PostgresWorkerTests {
         let out = folder.appendingPathComponent("out")
         #expect(try await Support.run(
             Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "restart", "--root", input.path, input.path], in: folder).status == 0)
+        // The server restarts while the worker holds img004.jpg at the gate, after three jobs: the
+        // restart falls mid-run, with a job in the worker's hands, however fast the machine.
+        let gate = try ItemGate(in: folder, holding: ["img004.jpg"])
         let worker = try BackgroundProcess(
             Support.pushmedia, ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--log-level", "info"],
-            in: folder, name: "worker")
-        let progressed = await worker.wait(seconds: 120) { outcomes(worker.error).count >= 3 }
+            in: folder, name: "worker", environment: gate.environment)
+        let progressed = await worker.wait(seconds: 300) { outcomes(worker.error).count >= 3 && gate.isHeld("img004.jpg") }
         #expect(progressed, "\(worker.error)")
         let parts = cluster.split(separator: " ").map(String.init)
         let restarted = await Support.spawnAndWait(["pg_ctlcluster"] + parts + ["restart"])
         #expect(restarted == 0, "pg_ctlcluster \(cluster) restart exited with \(restarted)")
+        gate.open("img004.jpg")
 
         // The worker reconnects and finishes: wait until every job is finished, then stop it.
         var finished: [Job] = []
@@ -138,11 +159,12 @@ struct WorkerEndpointTests {
         let folder = try Support.temporaryFolder()
         let port = 20000 + Int.random(in: 0..<20000)
         let server = try BackgroundProcess(
-            "/usr/bin/env", ["python3", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory",
+            "/usr/bin/env", ["python3", "-u", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory",
                              Support.packageRoot.appendingPathComponent("Fixtures/photos").path],
             in: folder, name: "http")
         defer { server.stop() }
-        try await Task.sleep(for: .milliseconds(500))
+        // It prints its banner once it listens.
+        #expect(await server.wait(seconds: 120) { server.output.contains("Serving HTTP") }, "\(server.error)")
         let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
         let url = "http://127.0.0.1:\(port)/landscape.jpg"
         for (campaign, allow) in [("allowed", true), ("refused", false)] {

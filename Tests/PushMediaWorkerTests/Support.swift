@@ -37,6 +37,17 @@ final class BackgroundProcess: @unchecked Sendable {
         return condition()
     }
 
+    /// The same with a condition that awaits (reading a queue, say).
+    @discardableResult
+    func wait(seconds: Double, until condition: () async -> Bool) async -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return await condition()
+    }
+
     func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
@@ -183,4 +194,37 @@ extension Support {
             }
         }
     }
+}
+
+/// The test side of the debug build's item gate (`Sources/PushMedia/Batch/ItemProcessor+TestHooks.swift`):
+/// a `pushmedia` started with ``environment`` holds each of `sources` before its work starts,
+/// until the test opens it, so a test states "the run is in the middle of that item" through the
+/// code instead of through timing.
+struct ItemGate {
+    let folder: URL
+    let sources: [String]
+
+    init(in parent: URL, holding sources: [String]) throws {
+        folder = parent.appendingPathComponent("gate")
+        self.sources = sources
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    /// The process's environment plus the gate's variables.
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PUSHMEDIA_TEST_GATE"] = folder.path
+        environment["PUSHMEDIA_TEST_HOLD"] = sources.joined(separator: ",")
+        return environment
+    }
+
+    private func file(_ source: String, _ suffix: String) -> String {
+        folder.appendingPathComponent(source.replacingOccurrences(of: "/", with: "_") + suffix).path
+    }
+
+    /// True once `source` waits at the gate.
+    func isHeld(_ source: String) -> Bool { FileManager.default.fileExists(atPath: file(source, ".held")) }
+
+    /// Lets `source` go on.
+    func open(_ source: String) { FileManager.default.createFile(atPath: file(source, ".go"), contents: nil) }
 }

@@ -33,6 +33,9 @@ public struct ItemProcessor: Sendable {
     /// The bytes say which path it takes: ``ImagePath`` or ``MediaPath``.
     public func process(_ input: InputFile) -> Item {
         let run = ItemRun(input: input, profile: profile, options: options)
+        #if DEBUG
+        TestHooks.beforeItem(input.source)
+        #endif
         do {
             try Vips.start()
             let source = try run.stage("read") { try Source.read(run) }

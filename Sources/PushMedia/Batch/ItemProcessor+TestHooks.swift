@@ -1,0 +1,39 @@
+import Foundation
+
+#if DEBUG
+/// Hooks the tests put in an item's way, compiled into debug builds only (the tests'
+/// `pushmedia`); release builds (`scripts/run-fixtures`, the container) have none of them.
+///
+/// - A gate: a test that needs something to be true mid-run (a run holding its output folder,
+///   four jobs finished and the fifth not yet) says so through the gate instead of through how
+///   long the work usually takes, so it passes on a busy machine. With `PUSHMEDIA_TEST_GATE` set
+///   to a folder and `PUSHMEDIA_TEST_HOLD` to a comma-separated list of sources, an item whose
+///   source is listed creates `GATE/NAME.held` before its work starts and waits until
+///   `GATE/NAME.go` exists (NAME is the source with every `/` made `_`).
+/// - A crash: an item whose source is listed in `PUSHMEDIA_TEST_CRASH` (comma-separated) raises
+///   SIGSEGV when its work starts, as a decoder that crashes on that file every time would.
+enum TestHooks {
+    private static let environment = ProcessInfo.processInfo.environment
+    static let gate = environment["PUSHMEDIA_TEST_GATE"]
+    static let held = sources("PUSHMEDIA_TEST_HOLD")
+    static let crashing = sources("PUSHMEDIA_TEST_CRASH")
+
+    private static func sources(_ variable: String) -> Set<String> {
+        Set((environment[variable] ?? "").split(separator: ",").map(String.init))
+    }
+
+    /// Runs before an item's work, on the item's own thread (it may block).
+    static func beforeItem(_ source: String) {
+        if crashing.contains(source) {
+            // The default action, past the Swift runtime's own handler (which lets a raised,
+            // not faulted, SIGSEGV return).
+            signal(SIGSEGV, SIG_DFL)
+            raise(SIGSEGV)
+        }
+        guard let gate, held.contains(source) else { return }
+        let name = gate + "/" + source.replacingOccurrences(of: "/", with: "_")
+        FileManager.default.createFile(atPath: name + ".held", contents: nil)
+        while !FileManager.default.fileExists(atPath: name + ".go") { usleep(20_000) }
+    }
+}
+#endif
