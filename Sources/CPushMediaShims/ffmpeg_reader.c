@@ -3,12 +3,14 @@
 // One cleanup path (pm_video_reader_close) frees everything the reader holds.
 #include "ffmpeg_internal.h"
 #include <libswscale/swscale.h>
+#include <string.h>
 
 struct pm_video_reader {
     AVFormatContext *format;
     AVCodecContext *decoder;
     AVPacket *packet;
     AVFrame *frame;
+    AVFrame *scaled;  // swscale's output, in buffers with the padding and alignment it needs
     struct SwsContext *sws;
     int stream;
     int64_t start;
@@ -55,6 +57,7 @@ void pm_video_reader_close(pm_video_reader **reader) {
     pm_video_reader *r = *reader;
     sws_freeContext(r->sws);
     av_frame_free(&r->frame);
+    av_frame_free(&r->scaled);
     av_packet_free(&r->packet);
     avcodec_free_context(&r->decoder);
     pm_av_close(&r->format);
@@ -105,16 +108,30 @@ void pm_video_reader_frame_size(const pm_video_reader *r, int *width, int *heigh
     *sar_den = sar.num > 0 && sar.den > 0 ? sar.den : 1;
 }
 
-// Scales the current frame into `out` (tightly packed rows) as GRAY8 or RGB24.
+// Scales the current frame into `out` (tightly packed rows) as GRAY8 or RGB24. swscale writes
+// whole vectors and may write past the end of a short row, so it scales into a frame of its
+// own whose buffers av_frame_get_buffer pads and aligns (64 bytes), and the rows are copied out.
 static int pm_video_reader_scale(pm_video_reader *r, int width, int height, enum AVPixelFormat format, uint8_t *out) {
-    if (!r->has_frame) return AVERROR(EINVAL);
+    if (!r->has_frame || width <= 0 || height <= 0) return AVERROR(EINVAL);
     const AVFrame *f = r->frame;
     r->sws = sws_getCachedContext(r->sws, f->width, f->height, f->format, width, height, format, SWS_BICUBIC, NULL, NULL, NULL);
     if (!r->sws) return AVERROR(EINVAL);
-    uint8_t *planes[4] = {out, NULL, NULL, NULL};
-    int strides[4] = {width * (format == AV_PIX_FMT_RGB24 ? 3 : 1), 0, 0, 0};
-    int rows = sws_scale(r->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
-    return rows > 0 ? 0 : AVERROR(EINVAL);
+    if (!r->scaled) r->scaled = av_frame_alloc();
+    if (!r->scaled) return AVERROR(ENOMEM);
+    AVFrame *s = r->scaled;
+    if (s->width != width || s->height != height || s->format != format || !s->data[0]) {
+        av_frame_unref(s);
+        s->width = width;
+        s->height = height;
+        s->format = format;
+        int result = av_frame_get_buffer(s, 64);
+        if (result < 0) return result;
+    }
+    int rows = sws_scale(r->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, s->data, s->linesize);
+    if (rows <= 0) return AVERROR(EINVAL);
+    size_t row_bytes = (size_t)width * (format == AV_PIX_FMT_RGB24 ? 3 : 1);
+    for (int y = 0; y < height; y++) memcpy(out + (size_t)y * row_bytes, s->data[0] + (size_t)y * s->linesize[0], row_bytes);
+    return 0;
 }
 
 int pm_video_reader_luma(pm_video_reader *r, int width, int height, uint8_t *out) {

@@ -138,7 +138,8 @@ static int pm_setup_audio(pm_transcoder *t) {
     if (result < 0) return result;
     to->time_base = t->aenc->time_base;
     t->aout = to->index;
-    AVChannelLayout in_layout;
+    // Zeroed: av_channel_layout_copy uninitialises its destination first.
+    AVChannelLayout in_layout = {0};
     if (t->adec->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || t->adec->ch_layout.nb_channels == 0) {
         av_channel_layout_default(&in_layout, t->adec->ch_layout.nb_channels > 0 ? t->adec->ch_layout.nb_channels : 1);
     } else {

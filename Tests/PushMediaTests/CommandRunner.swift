@@ -3,9 +3,12 @@ import Foundation
 /// Runs a program and collects its exit status and output (tests only).
 enum CommandRunner {
     struct Result {
+        /// The exit code, or the signal's number when ``signalled``.
         var status: Int32
         var output: String
         var error: String
+        /// Killed by a signal (a crash, an abort) rather than exited.
+        var signalled = false
     }
 
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
@@ -33,7 +36,7 @@ enum CommandRunner {
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-            error: String(decoding: errData, as: UTF8.self))
+            error: String(decoding: errData, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
     }
 
     /// The `pushmedia` executable built next to the test bundle.

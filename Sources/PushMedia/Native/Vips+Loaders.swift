@@ -51,9 +51,12 @@ extension Vips {
             guard self == .jpeg else {
                 return max(1, min(Double(source.width) / Double(wanted.width), Double(source.height) / Double(wanted.height)))
             }
-            // libjpeg rounds a scaled size up.
+            // libjpeg rounds a scaled size up; libvips 8.14's jpegload makes an image it cannot
+            // build (an assertion that aborts the process) when the factor exceeds a side, as
+            // 8 does a 1×1 JPEG: no factor larger than the shorter side.
             let covering = [8, 4, 2].first { factor in
-                (source.width + factor - 1) / factor >= wanted.width && (source.height + factor - 1) / factor >= wanted.height
+                factor <= min(source.width, source.height)
+                    && (source.width + factor - 1) / factor >= wanted.width && (source.height + factor - 1) / factor >= wanted.height
             }
             return Double(covering ?? 1)
         }
