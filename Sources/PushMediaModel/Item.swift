@@ -143,6 +143,9 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     /// The outputs were made but could not be stored at the destination (an S3 bucket refused them
     /// or did not answer, after retries). Transient: the queue tries the job again.
     public static let storeFailed = ErrorCode("store_failed")
+    /// The process working on the item ended without finishing it (a crash, a kill, out of memory)
+    /// or stopped answering, on every attempt the queue allows: the item is given up, not the batch.
+    public static let workerCrashed = ErrorCode("worker_crashed")
     /// A bug or an unexpected failure inside PushMedia.
     public static let internalError = ErrorCode("internal_error")
 }

@@ -58,6 +58,10 @@ extension TransitioningJobQueue {
         try await transition(jobID, .release(owner: owner))
     }
 
+    public func abandon(jobID: JobID, owner: String) async throws -> Job {
+        try await transition(jobID, .abandon(owner: owner))
+    }
+
     // MARK: Maintenance
 
     public func rescueExpiredLeases() async throws -> [Job] {

@@ -36,6 +36,11 @@ public protocol JobQueue: Sendable {
     @discardableResult
     func release(jobID: JobID, owner: String) async throws -> Job
 
+    /// A running job whose lease holder `owner` is known to be gone (killed or crashed) before its
+    /// lease expired: queued again with the attempt counted, or dead when out of attempts.
+    @discardableResult
+    func abandon(jobID: JobID, owner: String) async throws -> Job
+
     /// Sends running jobs whose lease expired back to queued (the attempt counts), or to dead when
     /// out of attempts, appending a rescue note. Returns the rescued jobs.
     @discardableResult

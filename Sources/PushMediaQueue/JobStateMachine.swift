@@ -58,24 +58,11 @@ public struct JobStateMachine: Sendable {
             guard let expiry = job.leaseExpiresAt, expiry <= now else {
                 throw .leaseNotExpired(jobID: job.id)
             }
-            let owner = job.leaseOwner ?? "unknown"
-            clearLease(&next)
-            if job.attempts >= job.maxAttempts {
-                let error = JobError(
-                    code: "lease_expired",
-                    message: "lease of \(owner) expired on attempt \(job.attempts) of \(job.maxAttempts); no attempts left")
-                next.state = .dead
-                next.lastError = error
-                next.finishedAt = now
-                next.errorHistory.append(JobNote(
-                    at: now, kind: .rescue, attempt: job.attempts, code: error.code, message: error.message))
-            } else {
-                next.state = .queued
-                next.runAt = now
-                next.errorHistory.append(JobNote(
-                    at: now, kind: .rescue, attempt: job.attempts, code: "lease_expired",
-                    message: "lease of \(owner) expired on attempt \(job.attempts) of \(job.maxAttempts); re-queued"))
-            }
+            requeueFromLostOwner(&next, job, at: now, code: Self.leaseExpiredCode, how: "lease of \(job.leaseOwner ?? "unknown") expired")
+
+        case let .abandon(owner):
+            try requireLease(job, owner, transition)
+            requeueFromLostOwner(&next, job, at: now, code: Self.ownerGoneCode, how: "\(owner) ended without finishing it")
 
         case let .release(owner):
             try requireLease(job, owner, transition)
@@ -123,7 +110,7 @@ public struct JobStateMachine: Sendable {
             heartbeatWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
         case let .succeed(owner, result):
             succeedWrite(owner: owner, result: result, at: now)
-        case .failPermanently, .failTransiently, .rescue, .release, .retryDead, .reprocess:
+        case .failPermanently, .failTransiently, .rescue, .abandon, .release, .retryDead, .reprocess:
             nil
         }
     }
@@ -166,6 +153,30 @@ public struct JobStateMachine: Sendable {
     private func requireLease(_ job: Job, _ owner: String, _ transition: JobTransition) throws(JobStateMachineError) {
         guard job.state == .running, job.leaseOwner == owner else {
             throw .leaseNotHeld(jobID: job.id, owner: owner, actualOwner: job.state == .running ? job.leaseOwner : nil)
+        }
+    }
+
+    /// The code of a rescue's note and, out of attempts, of the dead job's error.
+    public static let leaseExpiredCode = "lease_expired"
+    /// The code of an abandoned job's note and, out of attempts, of the dead job's error.
+    public static let ownerGoneCode = "owner_gone"
+
+    /// A running job whose lease holder is gone (``JobTransition/rescue``,
+    /// ``JobTransition/abandon(owner:)``): the attempt counts; queued again, or dead when none is left.
+    private func requeueFromLostOwner(_ next: inout Job, _ job: Job, at now: Date, code: String, how: String) {
+        clearLease(&next)
+        if job.attempts >= job.maxAttempts {
+            let error = JobError(code: code, message: "\(how) on attempt \(job.attempts) of \(job.maxAttempts); no attempts left")
+            next.state = .dead
+            next.lastError = error
+            next.finishedAt = now
+            next.errorHistory.append(JobNote(at: now, kind: .rescue, attempt: job.attempts, code: error.code, message: error.message))
+        } else {
+            next.state = .queued
+            next.runAt = now
+            next.errorHistory.append(JobNote(
+                at: now, kind: .rescue, attempt: job.attempts, code: code,
+                message: "\(how) on attempt \(job.attempts) of \(job.maxAttempts); re-queued"))
         }
     }
 

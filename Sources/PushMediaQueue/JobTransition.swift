@@ -14,6 +14,10 @@ public enum JobTransition: Sendable, Hashable {
     case failTransiently(owner: String, error: JobError, retryAt: Date)
     /// The lease expired: back to queued (the attempt counts) or dead when out of attempts.
     case rescue
+    /// The lease holder is known to be gone before its lease expired (a `process` run killed or
+    /// crashed, found by the next run that holds the queue's lock): as ``rescue``, the attempt
+    /// counts; back to queued, or dead when out of attempts.
+    case abandon(owner: String)
     /// Graceful shutdown: the lease holder gives the job back without counting the attempt.
     case release(owner: String)
     /// A dead job is re-queued by hand with its attempts reset.
@@ -31,6 +35,7 @@ public enum JobTransition: Sendable, Hashable {
         case .failPermanently: "failPermanently"
         case .failTransiently: "failTransiently"
         case .rescue: "rescue"
+        case .abandon: "abandon"
         case .release: "release"
         case .retryDead: "retryDead"
         case .reprocess: "reprocess"

@@ -23,8 +23,14 @@ public enum ManifestAssembler {
     static func placeholder(for job: Job) -> Item {
         switch job.state {
         case .dead:
-            let code = job.lastError.map { ErrorCode($0.code) } ?? .internalError
             let message = job.lastError?.message ?? "the job ran out of attempts"
+            // A lease that expired or a run that ended while holding the job: the process working
+            // on it died (a crash, a kill, out of memory) or stopped answering, on every attempt.
+            if [JobStateMachine.leaseExpiredCode, JobStateMachine.ownerGoneCode].contains(job.lastError?.code) {
+                return .failed(source: job.source, error: ItemError(
+                    .workerCrashed, "the process working on it ended without a result on all \(job.attempts) attempts; last: \(message)"))
+            }
+            let code = job.lastError.map { ErrorCode($0.code) } ?? .internalError
             return .failed(source: job.source, error: ItemError(code, "\(message) (gave up after \(job.attempts) attempts)"))
         case .succeeded, .failed:
             return .failed(source: job.source, error: ItemError(.internalError, "the job finished without a readable result"))

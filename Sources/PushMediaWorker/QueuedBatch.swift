@@ -139,10 +139,13 @@ public struct QueuedBatch: Sendable {
         inputs: [InputFile], campaign: String, profileKey: String, queue: SQLiteJobQueue,
         onEvent: @escaping @Sendable (BatchEvent) -> Void
     ) async throws -> Manifest {
-        // Only this process uses the queue (the lock says so): what a killed run was doing goes back.
+        // Only this process uses the queue (the lock says so): a job still running belongs to a
+        // run that was killed or crashed on it. Its attempt counts, so a file that crashes the
+        // process every time ends dead (`worker_crashed`) after its attempts instead of killing
+        // every run. (A run stopped with SIGINT or SIGTERM gave its jobs back uncounted.)
         let earlier = try await queue.jobs(campaign: campaign)
         for job in earlier where job.state == .running {
-            if let owner = job.leaseOwner { _ = try await queue.release(jobID: job.id, owner: owner) }
+            if let owner = job.leaseOwner { _ = try await queue.abandon(jobID: job.id, owner: owner) }
         }
         // A file replaced since its job finished is processed again.
         let stale = earlier.filter { job in

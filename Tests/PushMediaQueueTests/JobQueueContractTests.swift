@@ -161,6 +161,25 @@ struct JobQueueContractTests {
         }
     }
 
+    @Test("abandon: a job whose holder is gone is re-queued at once with its attempt counted, dead after the last; another owner cannot", arguments: Backend.testable)
+    func abandonCountsTheAttempt(_ backend: Backend) async throws {
+        try await withFixture(backend) { fixture in
+            let queue = try await fixture.open()
+            let job = try await queue.enqueue(NewJob(campaign: "c", source: "s", profile: "p", maxAttempts: 2))
+            _ = try await queue.claim(owner: owner, leaseDuration: lease)
+            await #expect(throws: JobQueueError.self) { try await queue.abandon(jobID: job.id, owner: "someone-else") }
+            let queued = try await queue.abandon(jobID: job.id, owner: owner)
+            #expect(queued.state == .queued && queued.attempts == 1 && queued.leaseOwner == nil)
+            #expect(queued.errorHistory.map(\.code) == [JobStateMachine.ownerGoneCode])
+            // Claimable again at once (no lease to wait out), and the last attempt ends it.
+            #expect(try await queue.claim(owner: "run-2", leaseDuration: lease).map(\.attempts) == [2])
+            let dead = try await queue.abandon(jobID: job.id, owner: "run-2")
+            #expect(dead.state == .dead && dead.lastError?.code == JobStateMachine.ownerGoneCode && dead.finishedAt == fixture.clock.now())
+            #expect(try await queue.job(id: job.id)?.state == .dead)
+            #expect(try await queue.claim(owner: "run-3", leaseDuration: lease).isEmpty)
+        }
+    }
+
     @Test("a transient failure backs off: not claimable before run-at, claimable after", arguments: Backend.testable)
     func backoffTiming(_ backend: Backend) async throws {
         try await withFixture(backend) { fixture in

@@ -63,6 +63,27 @@ struct JobStateMachineTests {
         }
     }
 
+    @Test("abandon (the lease holder is gone before its lease expired) re-queues with the attempt counted, or kills; only the holder's job")
+    func abandon() throws {
+        let queued = try machine.apply(.abandon(owner: "w"), to: running(attempts: 1), at: t0)
+        #expect(queued.state == .queued && queued.attempts == 1 && queued.runAt == t0 && queued.leaseOwner == nil)
+        #expect(queued.errorHistory.map(\.kind) == [.rescue] && queued.errorHistory.first?.code == JobStateMachine.ownerGoneCode)
+        // Claimed again and abandoned again, up to the last attempt: dead, never a fourth claim.
+        var current = queued
+        for attempt in 2...3 {
+            current = try machine.apply(.claim(owner: "w\(attempt)", leaseExpiresAt: t0.addingTimeInterval(30)), to: current, at: t0)
+            #expect(current.attempts == attempt)
+            current = try machine.apply(.abandon(owner: "w\(attempt)"), to: current, at: t0)
+        }
+        #expect(current.state == .dead && current.attempts == 3 && current.finishedAt == t0)
+        #expect(current.lastError?.code == JobStateMachine.ownerGoneCode && current.lastError?.message.contains("attempt 3 of 3") == true)
+        #expect(current.errorHistory.count == 3)
+        #expect(throws: JobStateMachineError.leaseNotHeld(jobID: 7, owner: "other", actualOwner: "w")) {
+            try machine.apply(.abandon(owner: "other"), to: running(), at: t0)
+        }
+        #expect(throws: JobStateMachineError.self) { try machine.apply(.abandon(owner: "w"), to: job(.queued), at: t0) }
+    }
+
     @Test("release gives the attempt back; retryDead resets attempts")
     func releaseAndRetryDead() throws {
         let released = try machine.apply(.release(owner: "w"), to: running(attempts: 2), at: t0)

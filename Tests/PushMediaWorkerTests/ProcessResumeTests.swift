@@ -108,6 +108,37 @@ struct ProcessResumeTests {
         #expect(status == 0, "\(first.error)")
     }
 
+    @Test("a file that crashes the process every time costs an attempt per run: after 3 it is failed worker_crashed and the batch finishes")
+    func poisonFileEndsAfterItsAttempts() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(4, size: "320x240", in: folder)
+        let out = folder.appendingPathComponent("out")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PUSHMEDIA_TEST_CRASH"] = "img002.jpg"
+        var runs: [(reason: Process.TerminationReason, status: Int32)] = []
+        var last: BackgroundProcess?
+        // A run that dies on the file is run again, as a user (or a CI retry) would.
+        while runs.count < 6 {
+            let run = try BackgroundProcess(
+                Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "1"], in: folder, name: "run\(runs.count)",
+                environment: environment)
+            let status = await run.exitStatus(within: 300)
+            runs.append((run.process.terminationReason, status))
+            last = run
+            if run.process.terminationReason == .exit { break }
+        }
+        // Each run before the last died on img002.jpg (its attempts 1, 2 and 3); the last found
+        // it out of attempts and finished the batch.
+        #expect(runs.count <= 4 && runs.last?.reason == .exit && runs.last?.status == 1, "\(runs) \(last?.error ?? "")")
+        #expect(runs.dropLast().allSatisfy { $0.reason == .uncaughtSignal && $0.status == SIGSEGV }, "\(runs)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.map(\.source) == ["img001.jpg", "img002.jpg", "img003.jpg", "img004.jpg"])
+        let poison = try #require(manifest.item(source: "img002.jpg"))
+        #expect(poison.status == .failed && poison.error?.code == .workerCrashed, "\(String(describing: poison.error))")
+        #expect(poison.error?.message.contains("3 attempts") == true, "\(poison.error?.message ?? "")")
+        #expect(manifest.items.filter { $0.source != "img002.jpg" }.allSatisfy { $0.status == .ok })
+    }
+
     @Test("a broken link and a named pipe are failed items; a retried failure is shown once, its message without the code")
     func unreadableInputs() async throws {
         let folder = try Support.temporaryFolder()
