@@ -185,6 +185,8 @@ public struct QueuedBatch: Sendable {
                 resultMetadata: MediaJobHandler.logMetadata(forResult:)),
             logger: logger, handler: { try await handler.handle($0) })
         try await worker.runUntilDrained(campaign: campaign)
+        // Cancelled (Ctrl-C): the worker gave the jobs in progress back; no manifest of a half run.
+        try Task.checkCancellation()
 
         let finished = try await queue.jobs(campaign: campaign).filter { sources.contains($0.source) && $0.profile == profileKey }
         return ManifestAssembler.manifest(from: finished, baseURL: baseURL)

@@ -108,6 +108,31 @@ struct ProcessResumeTests {
         #expect(status == 0, "\(first.error)")
     }
 
+    @Test("SIGTERM or SIGINT mid-item: the item goes back uncounted, the exit says which signal, and a rerun completes", arguments: [SIGTERM, SIGINT])
+    func stoppedBySignal(_ signal: Int32) async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(3, size: "320x240", in: folder)
+        let out = folder.appendingPathComponent("out")
+        let arguments = ["process", input.path, "--out", out.path, "--jobs", "1"]
+        let gate = try ItemGate(in: folder, holding: ["img002.jpg"])
+        let first = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "first", environment: gate.environment)
+        #expect(await first.wait(seconds: 300) { gate.isHeld("img002.jpg") }, "\(first.error)")
+        first.signal(signal)
+        let status = await first.exitStatus(within: 300)
+        #expect(first.process.terminationReason == .exit && status == 128 + signal, "\(status) \(first.error)")
+        #expect(first.error.contains("given back"), "\(first.error)")
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path), "no manifest of a half run")
+        let jobs = try await Support.jobs(
+            "sqlite:" + out.appendingPathComponent(".pushmedia/queue.sqlite").path, campaign: "process:" + input.resolvingSymlinksInPath().path)
+        let held = try #require(jobs.first { $0.source == "img002.jpg" })
+        #expect(held.state == .queued && held.attempts == 0, "\(held.state) \(held.attempts)")
+
+        let second = try await Support.run(Support.pushmedia, arguments, in: folder)
+        #expect(second.status == 0, "\(second.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.count == 3 && manifest.items.allSatisfy { $0.status == .ok })
+    }
+
     @Test("a file that crashes the process every time costs an attempt per run: after 3 it is failed worker_crashed and the batch finishes")
     func poisonFileEndsAfterItsAttempts() async throws {
         let folder = try Support.temporaryFolder()

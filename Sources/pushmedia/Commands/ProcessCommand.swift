@@ -18,15 +18,17 @@ struct ProcessCommand: AsyncParsableCommand {
             """,
         discussion: """
             The folder goes through an embedded queue in OUT/.pushmedia/queue.sqlite: \
-            interrupted (Ctrl-C, kill -9) and run again, it resumes where it stopped \
-            without redoing finished files.
+            interrupted and run again, it resumes where it stopped without redoing \
+            finished files. Ctrl-C or SIGTERM gives the items in progress back (exit 130 \
+            or 143); a kill -9 or a crash counts their attempt, and a file that crashes \
+            every run ends failed (worker_crashed) after 3 attempts.
 
             Progress goes to standard error: a bar on a terminal, else one line per file. \
             With --json, standard output is NDJSON: one "item" event per file as it \
             finishes, then one "summary" event (docs/events.schema.json).
 
             Exit status: 0 when every item is ok, 1 when some failed (the manifest is \
-            still complete), 2 on usage errors.
+            still complete), 2 on usage errors, 130/143 when stopped by SIGINT/SIGTERM.
             """
     )
 
@@ -92,13 +94,24 @@ struct ProcessCommand: AsyncParsableCommand {
         let reporter = ProgressReporter(interactive: isatty(STDERR_FILENO) == 1)
         let events = json ? EventWriter() : nil
         let result: QueuedBatch.Result
-        do {
-            result = try await batch.run { event in
+        let running = Task { [batch] in
+            try await batch.run { event in
                 if case .item(let item) = event { reporter.report(item) }
                 events?.write(event)
             }
+        }
+        // Ctrl-C or SIGTERM cancels the run: the jobs in progress go back to the queue uncounted
+        // (a run killed outright costs their attempts, docs/queue.md), and the command ends.
+        let interruption = Interruption { running.cancel() }
+        do {
+            result = try await running.value
             await preparing.finished()
         } catch {
+            if let signal = interruption.signal {
+                reporter.finish()
+                printError("\(Interruption.name(signal)): stopped; the items in progress were given back, and running the same command again resumes")
+                throw ExitCode(128 + signal)
+            }
             await preparing.finished()
             reporter.finish()
             printError("error: cannot process into \(shownOut): \(error)")
