@@ -23,6 +23,9 @@ public struct MediaJobHandler: Sendable {
     /// When set, outputs go to this bucket (through a temporary folder per job), not to
     /// ``outputDirectory``.
     public var bucket: BucketOutput?
+    /// When set, each item's media work runs in one of its child processes (crash containment);
+    /// else on a thread of this process.
+    public var isolation: ItemProcessPool?
     /// Called once per job with its final item (progress reporting): not for an attempt that
     /// failed in a way the queue will retry, only for the last one.
     public var onItem: (@Sendable (FinishedItem) -> Void)?
@@ -109,9 +112,14 @@ public struct MediaJobHandler: Sendable {
         }
         let folder = try bucket?.makeJobFolder() ?? outputDirectory
         defer { if bucket != nil { try? FileManager.default.removeItem(at: folder) } }
-        let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder), logger: logger)
         let input = InputFile(path: path, source: job.source, sha256: hash)
-        var item = await BlockingWork.run { processor.process(input) }
+        var item: Item
+        if let isolation {
+            item = await isolation.process(input, profile: profile, outputDirectory: folder)
+        } else {
+            let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder), logger: logger)
+            item = await BlockingWork.run { processor.process(input) }
+        }
         if let bucket { item = await bucket.store(item, from: folder) }
         if let hash, item.status == .ok || !MediaJobError.transientCodes.contains(item.error?.code ?? .internalError) {
             try? await queue.storeCachedResult(try item.jsonData(), contentSHA256: hash, profile: job.profile)

@@ -9,9 +9,9 @@ import PushMediaQueue
 /// `pushmedia process` and for Swift tools that call PushMedia as a library.
 ///
 /// Every file is enqueued (idempotent), workers in this process run until the campaign is
-/// drained, and the manifest and preview page are written from the results. Interrupted (Ctrl-C,
-/// kill -9) and run again, it resumes: finished files are not redone, leases of the killed run are
-/// given back, and a file changed since its job finished is processed again.
+/// drained, and the manifest and preview page are written from the results. Interrupted and run
+/// again, it resumes: finished files are not redone, the jobs a killed run left running count
+/// that attempt, and a file changed since its job finished is processed again.
 ///
 /// ```swift
 /// let batch = QueuedBatch(inputDirectory: input, outputDirectory: out, profile: .default,
@@ -33,6 +33,10 @@ public struct QueuedBatch: Sendable {
     public var bucket: BucketOutput?
     /// The embedded queue's folder (default: `OUT/.pushmedia`; set it with ``bucket``).
     public var stateDirectory: URL?
+    /// When set, each item's media work runs in one of its child processes, so a crash costs
+    /// that item's attempt, never the batch (`pushmedia process` sets it; a Swift tool that
+    /// embeds PushMedia has no `pushmedia item-process` to start, and runs items on threads).
+    public var isolation: ItemProcessPool?
     var logger: Logger
 
     /// Creates a batch. Its events say what became of each item, so the default logger keeps
@@ -167,7 +171,7 @@ public struct QueuedBatch: Sendable {
             let item = ManifestAssembler.items(from: [job], baseURL: nil)[0]
             progress.finished { ItemEvent(item: item, ms: 0, attempt: job.attempts, done: $0, total: total, resumed: true) }
         }
-        let handler = MediaJobHandler(
+        var handler = MediaJobHandler(
             root: inputDirectory, outputDirectory: outputDirectory, queue: queue, fetcher: nil, logger: logger,
             bucket: bucket
         ) { finished in
@@ -177,13 +181,15 @@ public struct QueuedBatch: Sendable {
                     resumed: false)
             }
         }
+        handler.isolation = isolation
+        let jobHandler = handler
         let worker = QueueWorker(
             queue: queue,
             configuration: QueueWorker.Configuration(
                 concurrency: concurrency, campaign: campaign, leaseDuration: .seconds(120), pollInterval: .milliseconds(100),
                 retryPolicy: RetryPolicy(base: .milliseconds(200), factor: 2, cap: .seconds(5)),
                 resultMetadata: MediaJobHandler.logMetadata(forResult:)),
-            logger: logger, handler: { try await handler.handle($0) })
+            logger: logger, handler: { try await jobHandler.handle($0) })
         try await worker.runUntilDrained(campaign: campaign)
         // Cancelled (Ctrl-C): the worker gave the jobs in progress back; no manifest of a half run.
         try Task.checkCancellation()

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PushMedia
 import PushMediaModel
+import PushMediaWorker
 
 /// `pushmedia`: prepares campaign media for rich push notifications.
 struct PushMediaCommand: AsyncParsableCommand {
@@ -18,7 +19,7 @@ struct PushMediaCommand: AsyncParsableCommand {
         subcommands: [
             ProcessCommand.self, EnqueueCommand.self, WorkerCommand.self, StatusCommand.self, ManifestCommand.self,
             RetryCommand.self, ProbeCommand.self, PayloadCommand.self, PreviewCommand.self, HealthcheckCommand.self,
-            VersionCommand.self,
+            VersionCommand.self, ItemProcessCommand.self,
         ]
     )
 }
@@ -42,6 +43,15 @@ enum PushMediaMain {
             }
             PushMediaCommand.exit(withError: error)
         }
+    }
+}
+
+extension GlobalOptions {
+    /// The pool of item processes `process` and `worker` run items in (crash containment), with
+    /// this command's log level; nil with `--in-process`.
+    func itemProcesses(inProcess: Bool, logger: Logger) -> ItemProcessPool? {
+        guard !inProcess else { return nil }
+        return ItemProcessPool(arguments: ["item-process", "--log-level", logger.logLevel.rawValue], logger: logger)
     }
 }
 

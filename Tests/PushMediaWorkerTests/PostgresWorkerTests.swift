@@ -107,6 +107,35 @@ struct PostgresWorkerTests {
                 "\(done.map { "\($0.source) \($0.attempts)" })")
     }
 
+    @Test("a file that crashes its item process every time: two workers finish the campaign, the job is dead-lettered worker_crashed")
+    func poisonFile() async throws {
+        let url = try #require(try Support.postgresURL())
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(6, size: "320x240", in: folder)
+        let out = folder.appendingPathComponent("out")
+        #expect(try await Support.run(
+            Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "poison", "--root", input.path, "--max-attempts", "2", input.path],
+            in: folder).status == 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PUSHMEDIA_TEST_CRASH"] = "img004.jpg"
+        let arguments = ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "2", "--drain"]
+        let a = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "a", environment: environment)
+        let b = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "b", environment: environment)
+        let (statusA, statusB) = (await a.exitStatus(within: 300), await b.exitStatus(within: 300))
+        #expect(statusA == 0 && statusB == 0, "\(a.error)\n\(b.error)")
+        let jobs = try await Support.jobs(url, campaign: "poison")
+        let poison = try #require(jobs.first { $0.source == "img004.jpg" })
+        #expect(poison.state == .dead && poison.attempts == poison.maxAttempts && poison.lastError?.code == "worker_crashed",
+                "\(poison.state) \(poison.attempts) \(String(describing: poison.lastError))")
+        #expect(jobs.filter { $0.source != "img004.jpg" }.allSatisfy { $0.state == .succeeded && $0.attempts == 1 })
+        let manifestFile = folder.appendingPathComponent("manifest.json")
+        let assembled = try await Support.run(
+            Support.pushmedia, ["manifest", "--queue", url, "--campaign", "poison", "--out", manifestFile.path], in: folder)
+        #expect(assembled.status == 1, "\(assembled.error)")
+        let item = try #require(try Manifest.decode(from: Data(contentsOf: manifestFile)).item(source: "img004.jpg"))
+        #expect(item.error?.code == .workerCrashed && item.error?.message.contains("SIGSEGV") == true, "\(String(describing: item.error))")
+    }
+
     @Test("a PostgreSQL restart during a run loses nothing")
     func serverRestart() async throws {
         guard let restartURL = ProcessInfo.processInfo.environment["PUSHMEDIA_TEST_POSTGRES_RESTART_URL"],

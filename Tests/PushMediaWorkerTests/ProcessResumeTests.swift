@@ -133,7 +133,7 @@ struct ProcessResumeTests {
         #expect(manifest.items.count == 3 && manifest.items.allSatisfy { $0.status == .ok })
     }
 
-    @Test("a file that crashes the process every time costs an attempt per run: after 3 it is failed worker_crashed and the batch finishes")
+    @Test("--in-process: a file that crashes the process every time costs an attempt per run; after 3 it is failed worker_crashed and the batch finishes")
     func poisonFileEndsAfterItsAttempts() async throws {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(4, size: "320x240", in: folder)
@@ -145,8 +145,8 @@ struct ProcessResumeTests {
         // A run that dies on the file is run again, as a user (or a CI retry) would.
         while runs.count < 6 {
             let run = try BackgroundProcess(
-                Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "1"], in: folder, name: "run\(runs.count)",
-                environment: environment)
+                Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "1", "--in-process"], in: folder,
+                name: "run\(runs.count)", environment: environment)
             let status = await run.exitStatus(within: 300)
             runs.append((run.process.terminationReason, status))
             last = run

@@ -225,6 +225,12 @@ struct ItemGate {
     /// True once `source` waits at the gate.
     func isHeld(_ source: String) -> Bool { FileManager.default.fileExists(atPath: file(source, ".held")) }
 
+    /// The process `source` is held in (an item process, or `process --in-process` itself),
+    /// once the gate has written it.
+    func pid(_ source: String) -> pid_t? {
+        (try? String(contentsOfFile: file(source, ".held"), encoding: .utf8)).flatMap { pid_t($0) }
+    }
+
     /// Lets `source` go on.
     func open(_ source: String) { FileManager.default.createFile(atPath: file(source, ".go"), contents: nil) }
 }

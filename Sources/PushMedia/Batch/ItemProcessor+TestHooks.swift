@@ -10,13 +10,18 @@ import Foundation
 ///   to a folder and `PUSHMEDIA_TEST_HOLD` to a comma-separated list of sources, an item whose
 ///   source is listed creates `GATE/NAME.held` before its work starts and waits until
 ///   `GATE/NAME.go` exists (NAME is the source with every `/` made `_`).
+///   The `.held` file holds the id of the process the item runs in (an item process, or
+///   `process --in-process` itself), for a test to kill it there.
 /// - A crash: an item whose source is listed in `PUSHMEDIA_TEST_CRASH` (comma-separated) raises
 ///   SIGSEGV when its work starts, as a decoder that crashes on that file every time would.
+/// - A spin: an item listed in `PUSHMEDIA_TEST_SPIN` loops forever, checking no deadline, as a
+///   C loop that ignores its deadline would.
 enum TestHooks {
     private static let environment = ProcessInfo.processInfo.environment
     static let gate = environment["PUSHMEDIA_TEST_GATE"]
     static let held = sources("PUSHMEDIA_TEST_HOLD")
     static let crashing = sources("PUSHMEDIA_TEST_CRASH")
+    static let spinning = sources("PUSHMEDIA_TEST_SPIN")
 
     private static func sources(_ variable: String) -> Set<String> {
         Set((environment[variable] ?? "").split(separator: ",").map(String.init))
@@ -30,9 +35,13 @@ enum TestHooks {
             signal(SIGSEGV, SIG_DFL)
             raise(SIGSEGV)
         }
+        if spinning.contains(source) {
+            var turns: UInt64 = 0
+            while turns != .max { turns &+= 1 }
+        }
         guard let gate, held.contains(source) else { return }
         let name = gate + "/" + source.replacingOccurrences(of: "/", with: "_")
-        FileManager.default.createFile(atPath: name + ".held", contents: nil)
+        FileManager.default.createFile(atPath: name + ".held", contents: Data("\(getpid())".utf8))
         while !FileManager.default.fileExists(atPath: name + ".go") { usleep(20_000) }
     }
 }

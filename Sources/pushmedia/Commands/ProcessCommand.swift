@@ -56,6 +56,9 @@ struct ProcessCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Stream NDJSON events (one per file, then a summary) on standard output.")
     var json = false
 
+    @Flag(name: .long, help: "Run each item inside this process instead of a child process: no crash containment (for a debugger).")
+    var inProcess = false
+
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -77,11 +80,21 @@ struct ProcessCommand: AsyncParsableCommand {
             outURL = OpenedOutput.stateDirectory(state, for: opened.location, environment: ProcessInfo.processInfo.environment)
         }
         let shownOut = bucket?.location.description ?? outURL.path
-        // libvips and the face model start while the queue is set up (docs/benchmarks/start-up.md);
-        // the command waits for that before it returns, so nothing is mid-start at exit.
+        // Each item's media work runs in a child process: a crash costs that item's attempt.
+        let isolation = global.itemProcesses(inProcess: inProcess, logger: logger)
+        // The item processes (or, --in-process, libvips and the face model here) start while the
+        // queue is set up (docs/benchmarks/start-up.md); the command waits for that before it
+        // returns, so nothing is mid-start at exit.
         let preparing = DispatchGroup()
         do {
-            if try !InputScanner.files(in: inputURL, excluding: [outURL]).isEmpty {
+            let count = try InputScanner.files(in: inputURL, excluding: [outURL]).count
+            if let isolation, count > 0 {
+                preparing.enter()
+                Task {
+                    await isolation.start(min(jobs, count))
+                    preparing.leave()
+                }
+            } else if count > 0 {
                 ItemProcessor.prepare(for: profile, in: preparing)
             }
         } catch {
@@ -91,6 +104,7 @@ struct ProcessCommand: AsyncParsableCommand {
         var batch = QueuedBatch(
             inputDirectory: inputURL, outputDirectory: outURL, profile: profile, concurrency: jobs, baseURL: baseURL, logger: logger)
         if let bucket { (batch.bucket, batch.stateDirectory) = (bucket, outURL) }
+        batch.isolation = isolation
         let reporter = ProgressReporter(interactive: isatty(STDERR_FILENO) == 1)
         let events = json ? EventWriter() : nil
         let result: QueuedBatch.Result
@@ -106,6 +120,7 @@ struct ProcessCommand: AsyncParsableCommand {
         do {
             result = try await running.value
             await preparing.finished()
+            await isolation?.close()
         } catch {
             if let signal = interruption.signal {
                 reporter.finish()

@@ -57,6 +57,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Exit once no job (of --campaign, if given) is queued, running or retrying.")
     var drain = false
 
+    @Flag(name: .long, help: "Run each item inside this process instead of a child process: no crash containment (for a debugger).")
+    var inProcess = false
+
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -89,13 +92,16 @@ struct WorkerCommand: AsyncParsableCommand {
         var fetchConfiguration = SourceFetcherConfiguration(version: PushMediaVersion.string)
         fetchConfiguration.allowPrivateSources = allowPrivateSources
         let fetcher = SourceFetcher(configuration: fetchConfiguration, logger: logger)
-        let handler = MediaJobHandler(root: root, outputDirectory: out, queue: queue, fetcher: fetcher, logger: logger, bucket: bucket)
+        var handler = MediaJobHandler(root: root, outputDirectory: out, queue: queue, fetcher: fetcher, logger: logger, bucket: bucket)
+        // Each item's media work runs in a child process: a crash costs that item's attempt.
+        handler.isolation = global.itemProcesses(inProcess: inProcess, logger: logger)
+        let jobHandler = handler
         let worker = QueueWorker(
             queue: queue,
             configuration: QueueWorker.Configuration(
                 concurrency: concurrency, campaign: campaign, leaseDuration: .seconds(leaseSeconds),
                 shutdownGracePeriod: .seconds(gracePeriod), resultMetadata: MediaJobHandler.logMetadata(forResult:)),
-            logger: logger, handler: { try await handler.handle($0) })
+            logger: logger, handler: { try await jobHandler.handle($0) })
 
         logger.notice(
             "worker started",
@@ -120,6 +126,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         try? await fetcher.shutdown()
         await queue.close()
+        await handler.isolation?.close()
         logger.notice("worker stopped", metadata: ["owner": "\(worker.configuration.owner)"])
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import PushMedia
+import PushMediaModel
+
+/// The item process's side (`pushmedia item-process`, started by ``ItemProcessPool``): reads
+/// ``ItemRequest`` frames from standard input, processes each file with ``ItemProcessor`` (one
+/// at a time) and writes the item back as a frame, until standard input ends. Whatever a library
+/// prints to standard output goes to standard error instead, so it cannot break the frames.
+public enum ItemProcessServer {
+    /// Serves until the supervisor closes the pipe (returns 0) or the stream breaks (1).
+    public static func serve(logger: Logger) -> Int32 {
+        let replies = dup(STDOUT_FILENO)
+        guard replies >= 0, dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else {
+            logger.critical("item process: cannot set up its output", metadata: ["error": "\(String(cString: strerror(errno)))"])
+            return 1
+        }
+        // Ctrl-C reaches the whole process group, and systemd's stop every process of the unit:
+        // the supervisor decides when an item process ends (its pipe closes, or it is killed),
+        // so an interrupted run gives its items back instead of counting their process's death.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        watchParent()
+        // libvips and the face model start while the first request is on its way.
+        ItemProcessor.prepare(for: .default, in: DispatchGroup())
+        while true {
+            let frame: Data
+            do {
+                guard let read = try ItemFrames.read(from: STDIN_FILENO) else { return 0 }
+                frame = read
+            } catch {
+                logger.error("item process: the supervisor's stream broke", metadata: ["error": "\(error)"])
+                return 1
+            }
+            let item: Item
+            do {
+                let request = try JSONDecoder().decode(ItemRequest.self, from: frame)
+                let processor = ItemProcessor(
+                    profile: request.profile, options: ProcessingOptions(outputDirectory: URL(fileURLWithPath: request.outputDirectory)),
+                    logger: logger)
+                item = processor.process(InputFile(path: request.path, source: request.source, sha256: request.sha256))
+            } catch {
+                item = .failed(source: "", error: ItemError(.internalError, "the item process could not read its request: \(error)"))
+            }
+            do {
+                try ItemFrames.write(try item.jsonData(), to: replies)
+            } catch {
+                logger.error("item process: cannot answer the supervisor", metadata: ["error": "\(error)"])
+                return 1
+            }
+        }
+    }
+
+    /// Ends this process when its supervisor is gone (killed with `kill -9`, say): the pipe only
+    /// says so when an item is done, and a movie may take minutes.
+    private static func watchParent() {
+        let parent = getppid()
+        Thread.detachNewThread {
+            while getppid() == parent { sleep(1) }
+            _exit(137)
+        }
+    }
+}

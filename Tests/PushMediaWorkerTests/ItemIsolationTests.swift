@@ -1,0 +1,84 @@
+import Foundation
+import PushMediaModel
+import PushMediaQueue
+import Testing
+
+/// Crash containment: `process` and `worker` run each item's media work in a child process
+/// (`pushmedia item-process`), so a crash, a kill or a loop that ignores its deadline costs that
+/// item's attempt and never the batch, the worker or the other items. The crashes, holds and
+/// spins come from the debug build's test hooks (`ItemProcessor+TestHooks.swift`).
+@Suite("Items in child processes")
+struct ItemIsolationTests {
+    func campaign(_ input: URL) -> String { "process:" + input.resolvingSymlinksInPath().path }
+
+    @Test("a file that crashes its process every time: one run finishes the batch, the file failed worker_crashed after 3 attempts")
+    func poisonFileInOneRun() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(5, size: "320x240", in: folder)
+        let out = folder.appendingPathComponent("out")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PUSHMEDIA_TEST_CRASH"] = "img003.jpg"
+        let run = try BackgroundProcess(
+            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2"], in: folder, name: "run", environment: environment)
+        let status = await run.exitStatus(within: 300)
+        #expect(run.process.terminationReason == .exit && status == 1, "\(status) \(run.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.map(\.source) == (1...5).map { String(format: "img%03d.jpg", $0) })
+        let poison = try #require(manifest.item(source: "img003.jpg"))
+        #expect(poison.status == .failed && poison.error?.code == .workerCrashed, "\(String(describing: poison.error))")
+        #expect(poison.error?.message.contains("SIGSEGV") == true && poison.error?.message.contains("3 attempts") == true,
+                "\(poison.error?.message ?? "")")
+        #expect(manifest.items.filter { $0.source != "img003.jpg" }.allSatisfy { $0.status == .ok && $0.attachments.count == 2 })
+        // The others lost no attempt to it.
+        let jobs = try await Support.jobs("sqlite:" + out.appendingPathComponent(".pushmedia/queue.sqlite").path, campaign: campaign(input))
+        #expect(jobs.filter { $0.source != "img003.jpg" }.allSatisfy { $0.attempts == 1 }, "\(jobs.map { "\($0.source) \($0.attempts)" })")
+        #expect(jobs.first { $0.source == "img003.jpg" }.map { $0.state == .dead && $0.attempts == 3 } == true)
+    }
+
+    @Test("an item process killed from outside mid-item (SIGKILL): that attempt fails worker_crashed, the retry succeeds, the rest are untouched")
+    func childKilledFromOutside() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(4, size: "320x240", in: folder)
+        let out = folder.appendingPathComponent("out")
+        let gate = try ItemGate(in: folder, holding: ["img002.jpg"])
+        let run = try BackgroundProcess(
+            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2"], in: folder, name: "run", environment: gate.environment)
+        #expect(await run.wait(seconds: 300) { gate.pid("img002.jpg") != nil }, "\(run.error)")
+        let child = try #require(gate.pid("img002.jpg"))
+        #expect(child != run.process.processIdentifier, "the item runs in a child process")
+        #expect(kill(child, SIGKILL) == 0)
+        // The retry meets the gate again: open it.
+        gate.open("img002.jpg")
+        let status = await run.exitStatus(within: 300)
+        #expect(run.process.terminationReason == .exit && status == 0, "\(status) \(run.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.items.count == 4 && manifest.items.allSatisfy { $0.status == .ok })
+        let jobs = try await Support.jobs("sqlite:" + out.appendingPathComponent(".pushmedia/queue.sqlite").path, campaign: campaign(input))
+        let killed = try #require(jobs.first { $0.source == "img002.jpg" })
+        #expect(killed.attempts == 2 && killed.errorHistory.contains { $0.code == "worker_crashed" && $0.message.contains("SIGKILL") },
+                "\(killed.errorHistory)")
+        #expect(jobs.filter { $0.source != "img002.jpg" }.allSatisfy { $0.attempts == 1 && $0.errorHistory.isEmpty })
+    }
+
+    @Test("an item that loops forever, past every deadline check, is killed at its hard deadline and fails timeout")
+    func spinningItemIsKilledAtItsDeadline() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(2, size: "320x240", in: folder)
+        let out = folder.appendingPathComponent("out")
+        // The profile's own limits at 1 s: the hard deadline is 1 × 1.25 + 5 s.
+        let profile = folder.appendingPathComponent("short.json")
+        try Data(#"{"limits":{"timeoutSeconds":1,"mediaTimeoutSeconds":1}}"#.utf8).write(to: profile)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PUSHMEDIA_TEST_SPIN"] = "img001.jpg"
+        let run = try BackgroundProcess(
+            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2", "--profile", profile.path], in: folder, name: "run",
+            environment: environment)
+        let status = await run.exitStatus(within: 300)
+        #expect(run.process.terminationReason == .exit && status == 1, "\(status) \(run.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let spun = try #require(manifest.item(source: "img001.jpg"))
+        #expect(spun.status == .failed && spun.error?.code == .timeout && spun.error?.message.contains("hard deadline") == true,
+                "\(String(describing: spun.error))")
+        #expect(manifest.item(source: "img002.jpg")?.status == .ok)
+    }
+}
