@@ -11,6 +11,7 @@ enum Setting {
     static let baseURL = "PUSHMEDIA_BASE_URL"
     static let profile = "PUSHMEDIA_PROFILE"
     static let concurrency = "PUSHMEDIA_CONCURRENCY"
+    static let itemMemoryLimit = "PUSHMEDIA_ITEM_MEMORY_LIMIT_MB"
     static let metricsPort = "PUSHMEDIA_METRICS_PORT"
     static let root = "PUSHMEDIA_ROOT"
     static let state = "PUSHMEDIA_STATE"

@@ -46,12 +46,24 @@ enum PushMediaMain {
     }
 }
 
-extension GlobalOptions {
-    /// The pool of item processes `process` and `worker` run items in (crash containment), with
-    /// this command's log level; nil with `--in-process`.
-    func itemProcesses(inProcess: Bool, logger: Logger) -> ItemProcessPool? {
+/// How `process` and `worker` run items: in child processes (crash containment) with a memory
+/// limit each, or on threads of the command itself.
+struct ItemIsolationOptions: ParsableArguments {
+    @Flag(name: .long, help: "Run each item inside this process instead of a child process: no crash containment (for a debugger).")
+    var inProcess = false
+
+    @Option(
+        name: .long,
+        help: "Address space each item process may use, in MB; past it allocations fail and only that item's attempt is lost (default: $PUSHMEDIA_ITEM_MEMORY_LIMIT_MB, else 4096; 0: no limit).")
+    var itemMemoryLimit: Int?
+
+    /// The pool of item processes, with the command's log level; nil with `--in-process`.
+    func pool(logger: Logger) throws -> ItemProcessPool? {
+        let megabytes = try Setting.int(itemMemoryLimit, Setting.itemMemoryLimit, flagName: "--item-memory-limit", default: 4096)
+        guard megabytes >= 0 else { throw ValidationError("--item-memory-limit must be 0 (no limit) or more MB, got \(megabytes)") }
         guard !inProcess else { return nil }
-        return ItemProcessPool(arguments: ["item-process", "--log-level", logger.logLevel.rawValue], logger: logger)
+        return ItemProcessPool(
+            arguments: ["item-process", "--log-level", logger.logLevel.rawValue, "--memory-limit", "\(megabytes)"], logger: logger)
     }
 }
 

@@ -60,6 +60,25 @@ struct ItemIsolationTests {
         #expect(jobs.filter { $0.source != "img002.jpg" }.allSatisfy { $0.attempts == 1 && $0.errorHistory.isEmpty })
     }
 
+    @Test("an item that allocates without end meets its process's memory limit: that item fails worker_crashed, the rest is done within the limit")
+    func runawayAllocationMeetsTheLimit() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(3, size: "640x480", in: folder)
+        let out = folder.appendingPathComponent("out")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PUSHMEDIA_TEST_ALLOCATE"] = "img002.jpg"
+        let run = try BackgroundProcess(
+            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2", "--item-memory-limit", "768"], in: folder,
+            name: "run", environment: environment)
+        let status = await run.exitStatus(within: 300)
+        #expect(run.process.terminationReason == .exit && status == 1, "\(status) \(run.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let runaway = try #require(manifest.item(source: "img002.jpg"))
+        #expect(runaway.status == .failed && runaway.error?.code == .workerCrashed && runaway.error?.message.contains("SIGABRT") == true,
+                "\(String(describing: runaway.error))")
+        #expect(manifest.items.filter { $0.source != "img002.jpg" }.allSatisfy { $0.status == .ok })
+    }
+
     @Test("an item that loops forever, past every deadline check, is killed at its hard deadline and fails timeout")
     func spinningItemIsKilledAtItsDeadline() async throws {
         let folder = try Support.temporaryFolder()

@@ -16,12 +16,16 @@ import Foundation
 ///   SIGSEGV when its work starts, as a decoder that crashes on that file every time would.
 /// - A spin: an item listed in `PUSHMEDIA_TEST_SPIN` loops forever, checking no deadline, as a
 ///   C loop that ignores its deadline would.
+/// - A runaway allocation: an item listed in `PUSHMEDIA_TEST_ALLOCATE` allocates and touches
+///   64 MB blocks without end, as a decoder trusting a hostile size would, and aborts when an
+///   allocation fails (as Swift's runtime does).
 enum TestHooks {
     private static let environment = ProcessInfo.processInfo.environment
     static let gate = environment["PUSHMEDIA_TEST_GATE"]
     static let held = sources("PUSHMEDIA_TEST_HOLD")
     static let crashing = sources("PUSHMEDIA_TEST_CRASH")
     static let spinning = sources("PUSHMEDIA_TEST_SPIN")
+    static let allocating = sources("PUSHMEDIA_TEST_ALLOCATE")
 
     private static func sources(_ variable: String) -> Set<String> {
         Set((environment[variable] ?? "").split(separator: ",").map(String.init))
@@ -38,6 +42,12 @@ enum TestHooks {
         if spinning.contains(source) {
             var turns: UInt64 = 0
             while turns != .max { turns &+= 1 }
+        }
+        if allocating.contains(source) {
+            while true {
+                guard let block = malloc(64 << 20) else { abort() }
+                memset(block, 1, 64 << 20)
+            }
         }
         guard let gate, held.contains(source) else { return }
         let name = gate + "/" + source.replacingOccurrences(of: "/", with: "_")

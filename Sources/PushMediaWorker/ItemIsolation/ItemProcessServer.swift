@@ -8,8 +8,17 @@ import PushMediaModel
 /// at a time) and writes the item back as a frame, until standard input ends. Whatever a library
 /// prints to standard output goes to standard error instead, so it cannot break the frames.
 public enum ItemProcessServer {
-    /// Serves until the supervisor closes the pipe (returns 0) or the stream breaks (1).
-    public static func serve(logger: Logger) -> Int32 {
+    /// Serves until the supervisor closes the pipe (returns 0) or the stream breaks (1). With a
+    /// `memoryLimitMB` above 0 the process's address space is capped there first (`RLIMIT_AS`):
+    /// past it allocations fail, and at worst this process dies, costing one item's attempt.
+    public static func serve(logger: Logger, memoryLimitMB: Int = 0) -> Int32 {
+        if memoryLimitMB > 0 {
+            let bytes = rlim_t(memoryLimitMB) << 20
+            var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
+            if setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) != 0 {
+                logger.warning("item process: cannot limit its memory", metadata: ["error": "\(String(cString: strerror(errno)))"])
+            }
+        }
         let replies = dup(STDOUT_FILENO)
         guard replies >= 0, dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else {
             logger.critical("item process: cannot set up its output", metadata: ["error": "\(String(cString: strerror(errno)))"])

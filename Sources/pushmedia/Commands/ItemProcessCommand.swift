@@ -12,8 +12,11 @@ struct ItemProcessCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    @Option(name: .long, help: "Address space this process may use, in MB (0: no limit).")
+    var memoryLimit: Int = 0
+
     func run() throws {
-        let status = ItemProcessServer.serve(logger: global.bootstrapLogging())
+        let status = ItemProcessServer.serve(logger: global.bootstrapLogging(), memoryLimitMB: memoryLimit)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -56,8 +56,7 @@ struct ProcessCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Stream NDJSON events (one per file, then a summary) on standard output.")
     var json = false
 
-    @Flag(name: .long, help: "Run each item inside this process instead of a child process: no crash containment (for a debugger).")
-    var inProcess = false
+    @OptionGroup var isolation: ItemIsolationOptions
 
     @OptionGroup var global: GlobalOptions
 
@@ -81,7 +80,7 @@ struct ProcessCommand: AsyncParsableCommand {
         }
         let shownOut = bucket?.location.description ?? outURL.path
         // Each item's media work runs in a child process: a crash costs that item's attempt.
-        let isolation = global.itemProcesses(inProcess: inProcess, logger: logger)
+        let isolation = try self.isolation.pool(logger: logger)
         // The item processes (or, --in-process, libvips and the face model here) start while the
         // queue is set up (docs/benchmarks/start-up.md); the command waits for that before it
         // returns, so nothing is mid-start at exit.

@@ -57,8 +57,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Exit once no job (of --campaign, if given) is queued, running or retrying.")
     var drain = false
 
-    @Flag(name: .long, help: "Run each item inside this process instead of a child process: no crash containment (for a debugger).")
-    var inProcess = false
+    @OptionGroup var isolation: ItemIsolationOptions
 
     @OptionGroup var global: GlobalOptions
 
@@ -94,7 +93,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let fetcher = SourceFetcher(configuration: fetchConfiguration, logger: logger)
         var handler = MediaJobHandler(root: root, outputDirectory: out, queue: queue, fetcher: fetcher, logger: logger, bucket: bucket)
         // Each item's media work runs in a child process: a crash costs that item's attempt.
-        handler.isolation = global.itemProcesses(inProcess: inProcess, logger: logger)
+        handler.isolation = try self.isolation.pool(logger: logger)
         let jobHandler = handler
         let worker = QueueWorker(
             queue: queue,
