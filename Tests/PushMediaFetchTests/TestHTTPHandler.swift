@@ -88,12 +88,14 @@ final class TestHTTPHandler: ChannelInboundHandler {
             var head = HTTPResponseHead(version: .http1_1, status: .ok)
             head.headers.add(name: "Transfer-Encoding", value: "chunked")
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
-            for step in 1...50 {
+            // 60 s of it: a fetch that ends before that ended on its own deadline, however
+            // slowly a busy machine runs the test.
+            for step in 1...600 {
                 channel.eventLoop.scheduleTask(in: .milliseconds(Int64(step) * 100)) {
                     guard channel.isActive else { return }
                     let buffer = channel.allocator.buffer(repeating: 0x41, count: 1024)
                     channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: nil)
-                    if step == 50 { channel.writeAndFlush(HTTPServerResponsePart.end(nil), promise: nil) }
+                    if step == 600 { channel.writeAndFlush(HTTPServerResponsePart.end(nil), promise: nil) }
                 }
             }
         default:

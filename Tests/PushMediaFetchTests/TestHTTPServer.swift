@@ -14,7 +14,7 @@ import NIOPosix
 /// - `/redirect-to?url=ENC` — 302 to the decoded URL
 /// - `/status/N` — status N
 /// - `/slow-body` — head at once, body after 2 s
-/// - `/drip` — chunked, 1 KiB every 100 ms for 5 s
+/// - `/drip` — chunked, 1 KiB every 100 ms for 60 s
 final class TestHTTPServer: Sendable {
     let port: Int
     private let channel: any Channel
