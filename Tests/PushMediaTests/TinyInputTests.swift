@@ -16,7 +16,9 @@ struct TinyInputTests {
         let made = try CommandRunner.run(
             Fixtures.packageRoot.appendingPathComponent("scripts/make-tiny-media").path, [input.path])
         try #require(made.status == 0, "make-tiny-media failed (python3-pil, ffmpeg?): \(made.error)")
-        let files = made.output.split(separator: "\n").map(String.init).sorted()
+        // Ordinary files beside them, which the tiny ones must not disturb.
+        try Fixtures.copy(["photos/landscape.jpg", "graphics/logo-alpha.png"], into: input)
+        let files = (made.output.split(separator: "\n").map(String.init) + ["landscape.jpg", "logo-alpha.png"]).sorted()
         #expect(files.count > 250)
 
         let out = folder.appendingPathComponent("out")
@@ -50,8 +52,9 @@ struct TinyInputTests {
         }
     }
 
-    /// The size a matrix file's name gives (`…-WxH.ext`).
+    /// The size a matrix file's name gives (`…-WxH.ext`; the ordinary files', looked up).
     static func size(of name: String) -> (width: Int, height: Int)? {
+        if name == "landscape.jpg" || name == "logo-alpha.png" { return (.max, .max) }
         let stem = (name as NSString).deletingPathExtension
         guard let last = stem.split(separator: "-").last else { return nil }
         let parts = last.split(separator: "x").compactMap { Int($0) }
