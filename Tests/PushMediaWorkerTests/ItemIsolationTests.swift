@@ -11,18 +11,25 @@ import Testing
 struct ItemIsolationTests {
     func campaign(_ input: URL) -> String { "process:" + input.resolvingSymlinksInPath().path }
 
+    /// Runs `process` over `input` into `out` with the test hooks in `hooks` (variable → source)
+    /// and `arguments` added; expects exit 1 (something failed) and returns the manifest.
+    func processWithHooks(_ input: URL, out: URL, in folder: URL, hooks: [String: String], _ arguments: [String] = []) async throws -> Manifest {
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(hooks) { _, hook in hook }
+        let run = try BackgroundProcess(
+            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2"] + arguments, in: folder, name: "run",
+            environment: environment)
+        let status = await run.exitStatus(within: 300)
+        #expect(run.process.terminationReason == .exit && status == 1, "\(status) \(run.error)")
+        return try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+    }
+
     @Test("a file that crashes its process every time: one run finishes the batch, the file failed worker_crashed after 3 attempts")
     func poisonFileInOneRun() async throws {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(5, size: "320x240", in: folder)
         let out = folder.appendingPathComponent("out")
-        var environment = ProcessInfo.processInfo.environment
-        environment["PUSHMEDIA_TEST_CRASH"] = "img003.jpg"
-        let run = try BackgroundProcess(
-            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2"], in: folder, name: "run", environment: environment)
-        let status = await run.exitStatus(within: 300)
-        #expect(run.process.terminationReason == .exit && status == 1, "\(status) \(run.error)")
-        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let manifest = try await processWithHooks(input, out: out, in: folder, hooks: ["PUSHMEDIA_TEST_CRASH": "img003.jpg"])
         #expect(manifest.items.map(\.source) == (1...5).map { String(format: "img%03d.jpg", $0) })
         let poison = try #require(manifest.item(source: "img003.jpg"))
         #expect(poison.status == .failed && poison.error?.code == .workerCrashed, "\(String(describing: poison.error))")
@@ -65,14 +72,8 @@ struct ItemIsolationTests {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(3, size: "640x480", in: folder)
         let out = folder.appendingPathComponent("out")
-        var environment = ProcessInfo.processInfo.environment
-        environment["PUSHMEDIA_TEST_ALLOCATE"] = "img002.jpg"
-        let run = try BackgroundProcess(
-            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2", "--item-memory-limit", "768"], in: folder,
-            name: "run", environment: environment)
-        let status = await run.exitStatus(within: 300)
-        #expect(run.process.terminationReason == .exit && status == 1, "\(status) \(run.error)")
-        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let manifest = try await processWithHooks(
+            input, out: out, in: folder, hooks: ["PUSHMEDIA_TEST_ALLOCATE": "img002.jpg"], ["--item-memory-limit", "768"])
         let runaway = try #require(manifest.item(source: "img002.jpg"))
         #expect(runaway.status == .failed && runaway.error?.code == .workerCrashed && runaway.error?.message.contains("SIGABRT") == true,
                 "\(String(describing: runaway.error))")
@@ -87,14 +88,8 @@ struct ItemIsolationTests {
         // The profile's own limits at 1 s: the hard deadline is 1 × 1.25 + 5 s.
         let profile = folder.appendingPathComponent("short.json")
         try Data(#"{"limits":{"timeoutSeconds":1,"mediaTimeoutSeconds":1}}"#.utf8).write(to: profile)
-        var environment = ProcessInfo.processInfo.environment
-        environment["PUSHMEDIA_TEST_SPIN"] = "img001.jpg"
-        let run = try BackgroundProcess(
-            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2", "--profile", profile.path], in: folder, name: "run",
-            environment: environment)
-        let status = await run.exitStatus(within: 300)
-        #expect(run.process.terminationReason == .exit && status == 1, "\(status) \(run.error)")
-        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let manifest = try await processWithHooks(
+            input, out: out, in: folder, hooks: ["PUSHMEDIA_TEST_SPIN": "img001.jpg"], ["--profile", profile.path])
         let spun = try #require(manifest.item(source: "img001.jpg"))
         #expect(spun.status == .failed && spun.error?.code == .timeout && spun.error?.message.contains("hard deadline") == true,
                 "\(String(describing: spun.error))")
