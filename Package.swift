@@ -1,6 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// `PUSHMEDIA_SANITIZE_C=1` (scripts/test sets it, so CI's test build has it) builds PushMedia's
+// own C, the code that reads untrusted bytes (CPushMediaShims: the GIF decoder and writer, the
+// LZW coder, the JPEG reduce, the FFmpeg loops; CResample), with AddressSanitizer and
+// UndefinedBehaviorSanitizer, and links ASan's runtime (which carries UBSan's) into every
+// program. Swift code, the face model and the libraries stay as they are. Any report stops the
+// process; scripts/test fails when one was written (docs/security.md). Release builds never set it.
+let sanitizeC = Context.environment["PUSHMEDIA_SANITIZE_C"] == "1"
+let sanitizerCFlags: [CSetting] =
+    sanitizeC
+    ? [.unsafeFlags(["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"])] : []
+let sanitizerLinkFlags: [LinkerSetting] = sanitizeC ? [.unsafeFlags(["-sanitize=address"])] : []
+
 let package = Package(
     name: "PushMedia",
     platforms: [.macOS(.v14)],
@@ -45,18 +57,19 @@ let package = Package(
         ),
         // Which input pixels make an output pixel of a reduction, and their weights: one table
         // for the face search's proxy and the still decode's horizontal reduce.
-        .target(name: "CResample", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "CResample", cSettings: sanitizerCFlags, linkerSettings: [.linkedLibrary("m")] + sanitizerLinkFlags),
         // Small C functions for what Swift cannot call: vips' variadic API and FFmpeg's macros.
         .target(
             name: "CPushMediaShims",
             dependencies: ["CVips", "CFFmpeg", "CResample"],
+            cSettings: sanitizerCFlags,
             // GModule (part of GLib, already loaded with libvips) opens libvips' HEIF module;
             // giflib writes and re-packs GIFs (gif_write.c, gif_repack.c) with libimagequant's
             // palettes (already loaded with libvips); libjpeg (libjpeg-turbo, already loaded with
             // libvips) decodes still JPEGs (jpeg_reduce.c).
             linkerSettings: [
                 .linkedLibrary("gmodule-2.0"), .linkedLibrary("gif"), .linkedLibrary("imagequant"), .linkedLibrary("jpeg"),
-            ]
+            ] + sanitizerLinkFlags
         ),
         // Frontal faces: dlib's HOG detector (its model is compiled in) behind a plain C header,
         // built twice (face_search.h): for any CPU, and for AVX2 + FMA, picked at run time.

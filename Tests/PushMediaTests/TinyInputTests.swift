@@ -1,4 +1,5 @@
 import Foundation
+import PushMedia
 import PushMediaModel
 import Testing
 
@@ -43,6 +44,9 @@ struct TinyInputTests {
             }
             #expect(thumbnail.width == thumbnail.height, "\(item.source): the thumbnail is square")
         }
+        // No item process died on one (under scripts/test, a sanitizer report ends it too).
+        let crashed = manifest.items.filter { $0.error?.code == .workerCrashed }
+        #expect(crashed.isEmpty, "\(crashed.map { "\($0.source): \($0.error?.message ?? "")" })")
         // Stills and animations are images PushMedia takes at every size: none may fail.
         let failedImages = manifest.items.filter { $0.status == .failed && !$0.source.hasPrefix("movie-") }
         #expect(failedImages.isEmpty, "\(failedImages.map { "\($0.source): \($0.error?.code.rawValue ?? "") \($0.error?.message ?? "")" })")
@@ -50,6 +54,13 @@ struct TinyInputTests {
         for item in manifest.items where item.source.contains("-1x1.") && !item.source.hasPrefix("movie-") {
             #expect(item.attachment(.thumbnail)?.width == 1 && item.attachment(.expanded)?.height == 1, "\(item.source)")
         }
+    }
+
+    @Test(
+        "scripts/test's build has PushMedia's C under AddressSanitizer, so this matrix runs under it",
+        .enabled(if: ProcessInfo.processInfo.environment["PUSHMEDIA_SANITIZE_C"] == "1"))
+    func sanitizedWhenAsked() {
+        #expect(NativeLibraries.isAddressSanitized)
     }
 
     /// The size a matrix file's name gives (`…-WxH.ext`; the ordinary files', looked up).

@@ -72,8 +72,13 @@ struct ItemIsolationTests {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(3, size: "640x480", in: folder)
         let out = folder.appendingPathComponent("out")
-        let manifest = try await processWithHooks(
-            input, out: out, in: folder, hooks: ["PUSHMEDIA_TEST_ALLOCATE": "img002.jpg"], ["--item-memory-limit", "768"])
+        // Under AddressSanitizer (scripts/test's build) a failed allocation is a report and an
+        // abort of ASan's own unless its allocator may return null, as glibc's does.
+        var hooks = ["PUSHMEDIA_TEST_ALLOCATE": "img002.jpg"]
+        if let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] {
+            hooks["ASAN_OPTIONS"] = options + ":allocator_may_return_null=1"
+        }
+        let manifest = try await processWithHooks(input, out: out, in: folder, hooks: hooks, ["--item-memory-limit", "768"])
         let runaway = try #require(manifest.item(source: "img002.jpg"))
         #expect(runaway.status == .failed && runaway.error?.code == .workerCrashed && runaway.error?.message.contains("SIGABRT") == true,
                 "\(String(describing: runaway.error))")
@@ -93,6 +98,10 @@ struct ItemIsolationTests {
         let spun = try #require(manifest.item(source: "img001.jpg"))
         #expect(spun.status == .failed && spun.error?.code == .timeout && spun.error?.message.contains("hard deadline") == true,
                 "\(String(describing: spun.error))")
-        #expect(manifest.item(source: "img002.jpg")?.status == .ok)
+        // The other item is not taken down with it. (Its own 1 s limit may pass on a busy
+        // machine, a sanitized build too: then it failed timeout by its deadline check, not killed.)
+        let other = try #require(manifest.item(source: "img002.jpg"))
+        #expect(other.status == .ok || (other.error?.code == .timeout && other.error?.message.contains("hard deadline") == false),
+                "\(String(describing: other.error))")
     }
 }

@@ -323,4 +323,7 @@ int pm_av_transcode(const char *input, const char *demuxer, const char *output, 
 /// mallopt(M_ARENA_MAX, count): caps glibc's malloc arenas (1 on success).
 int pm_limit_malloc_arenas(int count);
 
+/// 1 when this C was built with AddressSanitizer (`PUSHMEDIA_SANITIZE_C=1`, Package.swift).
+int pm_address_sanitized(void);
+
 #endif

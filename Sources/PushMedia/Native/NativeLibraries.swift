@@ -14,6 +14,11 @@ public enum NativeLibraries {
         _ = pm_limit_malloc_arenas(Int32(count))
     }
 
+    /// Whether PushMedia's C was built with AddressSanitizer (`PUSHMEDIA_SANITIZE_C=1`, as
+    /// scripts/test builds it). ASan reserves terabytes of address space for its shadow memory,
+    /// so an address-space limit has to count from what is mapped at start.
+    public static var isAddressSanitized: Bool { pm_address_sanitized() != 0 }
+
     /// libvips' version and FFmpeg's libraries' (`["libvips": "8.14.1", "libavformat": …]`).
     /// FFmpeg's are opened for this (PushMedia loads them on first use): throws an ``ItemError``
     /// naming what is missing when they cannot be.
