@@ -111,8 +111,11 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
 
     /// The file has zero bytes.
     public static let emptyInput = ErrorCode("empty_input")
-    /// The file could not be opened or read (permissions, vanished, I/O error).
+    /// The file could not be opened or read (permissions, an I/O error). Transient.
     public static let unreadableInput = ErrorCode("unreadable_input")
+    /// The file does not exist: removed since the folder was listed, a symbolic link to
+    /// nothing, a path through something that is not a folder.
+    public static let missingInput = ErrorCode("missing_input")
     /// The bytes are not a media type PushMedia handles (e.g. text named `.jpg`).
     public static let unsupportedType = ErrorCode("unsupported_type")
     /// The type is recognised but the decoder failed (truncated, damaged).
@@ -133,8 +136,13 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     public static let noMediaStream = ErrorCode("no_media_stream")
     /// A movie or audio file longer than the profile allows.
     public static let tooLong = ErrorCode("too_long")
-    /// A URL source could not be downloaded (DNS, connection, HTTP status, timeout, redirects).
+    /// A URL source could not be downloaded this time (a timeout, a refused or dropped
+    /// connection, HTTP 5xx, 408 or 429, a DNS server that did not answer). Transient.
     public static let downloadFailed = ErrorCode("download_failed")
+    /// A URL source cannot be downloaded, and trying again will not change that: the host name
+    /// does not exist, the URL or its port is invalid, the server answered 4xx (not 408 or
+    /// 429), TLS failed, a redirect was broken.
+    public static let sourceUnavailable = ErrorCode("source_unavailable")
     /// A source that is not allowed: a URL to a private, loopback or metadata address, or a path
     /// outside the input root.
     public static let sourceForbidden = ErrorCode("source_forbidden")
@@ -146,8 +154,29 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     /// The process working on the item ended without finishing it (a crash, a kill, out of memory)
     /// or stopped answering, on every attempt the queue allows: the item is given up, not the batch.
     public static let workerCrashed = ErrorCode("worker_crashed")
+    /// The output folder, the queue's folder or the temporary folder could not be written: out
+    /// of space or inodes, read-only, an I/O error. Not the item's fault: the job goes back to
+    /// the queue uncounted, `process` stops (exit 2) and a worker pauses until it can write
+    /// again, so this code is seen in logs and events, not in a finished manifest.
+    public static let storageFailed = ErrorCode("storage_failed")
     /// A bug or an unexpected failure inside PushMedia.
     public static let internalError = ErrorCode("internal_error")
+}
+
+extension ErrorCode {
+    /// The codes of failures that trying the item again may fix: the file was briefly
+    /// unreadable, a download or the bucket failed this time, the machine was overloaded, a bug
+    /// was hit, the item's process died (each such attempt counts, so a file that kills it every
+    /// time ends after its attempts), the storage failed (that attempt is given back). Every
+    /// other code is a property of the input or the settings and ends the job at its first
+    /// attempt. This is the one table of it (docs/manifest.md).
+    public static let transient: Set<ErrorCode> = [
+        .unreadableInput, .encodeFailed, .timeout, .internalError, .downloadFailed, .storeFailed, .workerCrashed,
+        .storageFailed,
+    ]
+
+    /// Whether a retry may fix an item failed with this code (``transient``).
+    public var isTransient: Bool { Self.transient.contains(self) }
 }
 
 extension Item {

@@ -27,6 +27,17 @@ extension QueueWorker {
             return
         }
         let owner = configuration.owner
+        if case let .failure(thrown) = result, let failure = thrown as? StorageFailure {
+            // Not the job's fault: it goes back uncounted, and the worker stops or pauses.
+            do {
+                try await queue.release(jobID: job.id, owner: owner)
+                metrics.recordOutcome("released")
+            } catch {
+                logger.error("could not give back a job after a storage failure; its lease will expire", metadata: ["error": "\(error)"])
+            }
+            storageFailed(failure, job: job)
+            return
+        }
         var kind = configuration.metricsKind(job)
         var metadata: Logger.Metadata = [
             "source": "\(job.source)", "attempt": "\(job.attempts)",
@@ -56,6 +67,7 @@ extension QueueWorker {
                     if stored.state == .retrying { metadata["retry_at"] = "\(stored.runAt)" }
                 }
             }
+            storageWorks()
             metadata["state"] = "\(stored.state)"
             metrics.recordOutcome(stored.state.rawValue)
             metrics.recordDuration(elapsed, kind: kind)
@@ -70,6 +82,7 @@ extension QueueWorker {
             metadata["report_error"] = "\(error)"
             metrics.recordOutcome("report_failed")
             logger.error("could not record job outcome; the lease will expire and the job be rescued", metadata: metadata)
+            if let failure = error as? StorageFailure { storageFailed(failure, job: nil) }
         }
     }
 

@@ -33,6 +33,28 @@ public final class QueueWorker: Service {
         var slots: WorkerSlots
         var phase: WorkerShutdownPhase = .running
         var tasks: [JobID: Task<Void, Never>] = [:]
+        /// Claims that failed in a row (reset by a claim that succeeds).
+        var claimFailures = FailureStreak()
+        /// Storage failures in a row (reset when a job's outcome is recorded): no claim
+        /// before `pausedUntil`.
+        var storageFailures = FailureStreak()
+        var pausedUntil: ContinuousClock.Instant?
+        /// The storage failure that stopped the run (``StorageFailureAction/stop``).
+        var halt: StorageFailure?
+    }
+
+    /// Failures in a row, the first one's time and the last one's words.
+    struct FailureStreak: Sendable {
+        var count = 0
+        var since: Date?
+        var reason = ""
+
+        mutating func record(_ reason: String) -> Int {
+            count += 1
+            since = since ?? Date()
+            self.reason = reason
+            return count
+        }
     }
 
     /// Creates a worker.
@@ -55,8 +77,20 @@ public final class QueueWorker: Service {
 
     /// Runs until no job of `campaign` (every campaign when nil) is queued, running or retrying
     /// (a retrying job's run-at is waited for), or until graceful shutdown.
+    /// - Throws: the ``StorageFailure`` that stopped it, with ``StorageFailureAction/stop``.
     public func runUntilDrained(campaign: String? = nil) async throws {
         await work(campaign: campaign ?? configuration.campaign, untilDrained: true)
+        if let halt = state.withLockedValue({ $0.halt }) { throw halt }
+    }
+
+    /// Whether the worker can claim and record jobs (`/healthz`): failing while claims fail or
+    /// it waits out a storage failure.
+    public var health: Health {
+        state.withLockedValue { state in
+            let streak = state.storageFailures.count > 0 ? state.storageFailures : state.claimFailures
+            guard streak.count > 0, let since = streak.since else { return .ok }
+            return .failing(reason: streak.reason, failures: streak.count, since: since)
+        }
     }
 
     /// Begins graceful shutdown programmatically (same as a service-lifecycle shutdown signal).
@@ -84,8 +118,15 @@ public final class QueueWorker: Service {
 
     private func claimLoop(campaign: String?, untilDrained: Bool) async {
         while !Task.isCancelled {
-            let (phase, free, inUse) = state.withLockedValue { ($0.phase, $0.slots.free, $0.slots.inUse) }
+            let (phase, free, inUse, pausedUntil) = state.withLockedValue {
+                ($0.phase, $0.slots.free, $0.slots.inUse, $0.pausedUntil)
+            }
             guard phase.acceptsNewJobs else { return }
+            if let pausedUntil, pausedUntil > .now {
+                // Backing off a storage failure; shutdown wakes it.
+                _ = await wake.wait(timeout: pausedUntil - .now)
+                continue
+            }
             if free == 0 {
                 _ = await wake.wait(timeout: configuration.pollInterval)
                 continue
@@ -95,11 +136,19 @@ public final class QueueWorker: Service {
                 jobs = try await queue.claim(
                     owner: configuration.owner, leaseDuration: configuration.leaseDuration, limit: free,
                     campaign: campaign)
+            } catch let failure as StorageFailure {
+                storageFailed(failure, job: nil)
+                continue
             } catch {
-                logger.error("claim failed", metadata: ["error": "\(error)"])
-                await waitForWorkOrWake()
+                // Backing off: a queue that cannot be claimed from is not asked ten times a second.
+                let failures = state.withLockedValue { $0.claimFailures.record("\(error)") }
+                let delay = configuration.failureBackoff.delay(afterAttempt: failures)
+                logger.error(
+                    "claim failed", metadata: ["error": "\(error)", "failures": "\(failures)", "retry_in": "\(delay)"])
+                _ = await wake.wait(timeout: delay)
                 continue
             }
+            state.withLockedValue { $0.claimFailures = FailureStreak() }
             for job in jobs { start(job) }
             if jobs.isEmpty {
                 if untilDrained, inUse == 0 {
@@ -111,6 +160,42 @@ public final class QueueWorker: Service {
                 }
                 await waitForWorkOrWake()
             }
+        }
+    }
+
+    /// Acts on a storage failure met by a claim, by recording an outcome, or by a job's handler
+    /// (`job`, already given back): stops the run or pauses claiming, per configuration.
+    func storageFailed(_ failure: StorageFailure, job: Job?) {
+        var metadata: Logger.Metadata = ["error": "\(failure)", "place": "\(failure.place)"]
+        if let job { metadata["job_id"] = "\(job.id)" }
+        switch configuration.onStorageFailure {
+        case .stop:
+            let first = state.withLockedValue { state -> Bool in
+                defer { state.halt = state.halt ?? failure }
+                state.phase.advance(to: .draining)
+                return state.halt == nil
+            }
+            if first { logger.error("storage failed; stopping: no more jobs are claimed", metadata: metadata) }
+        case .pause:
+            let delay = state.withLockedValue { state -> Duration in
+                let failures = state.storageFailures.record(failure.description)
+                let delay = configuration.failureBackoff.delay(afterAttempt: failures)
+                state.pausedUntil = max(state.pausedUntil ?? .now, .now + delay)
+                return delay
+            }
+            metadata["retry_in"] = "\(delay)"
+            logger.error("storage failed; claiming paused", metadata: metadata)
+        }
+        metrics.recordStorageFailure()
+        wake.signal()
+    }
+
+    /// A job's outcome was recorded: the storage works.
+    func storageWorks() {
+        state.withLockedValue { state in
+            guard state.storageFailures.count > 0 else { return }
+            state.storageFailures = FailureStreak()
+            state.pausedUntil = nil
         }
     }
 

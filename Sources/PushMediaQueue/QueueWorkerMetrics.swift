@@ -8,6 +8,8 @@ struct QueueWorkerMetrics: Sendable {
     static let durationLabel = "pushmedia_queue_job_processing_duration"
     /// The gauge of busy slots.
     static let busyLabel = "pushmedia_queue_worker_busy_slots"
+    /// The counter of storage failures (``StorageFailure``): full, read-only or failing storage.
+    static let storageFailuresLabel = "pushmedia_queue_storage_failures_total"
 
     func recordOutcome(_ state: String) {
         Metrics.Counter(label: Self.outcomesLabel, dimensions: [("state", state)]).increment()
@@ -21,5 +23,9 @@ struct QueueWorkerMetrics: Sendable {
 
     func recordBusySlots(_ count: Int) {
         Metrics.Gauge(label: Self.busyLabel).record(count)
+    }
+
+    func recordStorageFailure() {
+        Metrics.Counter(label: Self.storageFailuresLabel).increment()
     }
 }

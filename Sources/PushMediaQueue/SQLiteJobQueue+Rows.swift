@@ -4,17 +4,27 @@ import GRDB
 extension SQLiteJobQueue {
     /// Runs `body` in an IMMEDIATE transaction (takes the write lock up front, so concurrent
     /// processes never both read the same claimable rows).
+    /// A database that cannot be written (full, read-only, an I/O error) throws
+    /// ``StorageFailure``.
     func writeImmediate<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.writeWithoutTransaction { db in
-            var value: T?
-            try db.inTransaction(.immediate) {
-                value = try body(db)
-                return .commit
+        do {
+            return try await pool.writeWithoutTransaction { db in
+                var value: T?
+                try db.inTransaction(.immediate) {
+                    value = try body(db)
+                    return .commit
+                }
+                guard let value else { throw JobQueueError.corruptRow(table: "jobs", reason: "transaction returned no value") }
+                return value
             }
-            guard let value else { throw JobQueueError.corruptRow(table: "jobs", reason: "transaction returned no value") }
-            return value
+        } catch let error as DatabaseError where Self.storageResultCodes.contains(error.resultCode) {
+            throw StorageFailure(place: path, reason: "SQLite: \(error.message ?? "\(error.resultCode)")")
         }
     }
+
+    /// SQLite's result codes for a database file that cannot be written: full (or a disk out of
+    /// space for its journal), an I/O error, read-only, cannot be opened.
+    static let storageResultCodes: [ResultCode] = [.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN]
 
     /// Locks the selected jobs (the IMMEDIATE transaction holds the write lock), applies `transition`
     /// to each and writes them back in one transaction; this process' idle workers are woken after

@@ -15,11 +15,6 @@ public struct MediaJobError: QueueJobError, CustomStringConvertible {
 
     public var description: String { "\(code): \(message)" }
 
-    /// Item error codes that a retry may fix: the file was briefly unreadable, the disk was full,
-    /// the machine was overloaded, a bug was hit, the bucket did not take the outputs, the item's
-    /// process died (each such attempt counts, so a file that kills it every time ends after
-    /// its attempts). Everything else is a property of the input.
-    public static let transientCodes: Set<ErrorCode> = [
-        .unreadableInput, .encodeFailed, .timeout, .internalError, .downloadFailed, .storeFailed, .workerCrashed,
-    ]
+    /// Item error codes that a retry may fix: ``PushMediaModel/ErrorCode/transient``, the one table.
+    public static var transientCodes: Set<ErrorCode> { ErrorCode.transient }
 }

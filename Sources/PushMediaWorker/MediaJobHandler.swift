@@ -49,6 +49,10 @@ public struct MediaJobHandler: Sendable {
         let started = ContinuousClock.now
         let item = try await item(for: job)
         let elapsed = ContinuousClock.now - started
+        if let error = item.error, error.code == .storageFailed {
+            // Not the item's: the worker gives the job back uncounted and stops or pauses.
+            throw StorageFailure(place: bucket == nil ? outputDirectory.path : "the temporary folder", reason: error.message)
+        }
         let retried = item.status != .ok && MediaJobError.transientCodes.contains(item.error?.code ?? .internalError)
         let bytesOut = item.attachments.reduce(0) { $0 + $1.bytes }
         if !retried || job.attempts >= job.maxAttempts {
@@ -85,7 +89,9 @@ public struct MediaJobHandler: Sendable {
                 fetched = try await fetcher.fetch(job.source)
             } catch let error as SourceFetchError {
                 if !error.isPermanent { throw MediaJobError(code: ErrorCode(error.code), message: error.message, isPermanent: false) }
-                return .failed(source: job.source, error: ItemError(ErrorCode(error.code), error.message))
+                // A download that cannot succeed is not retried: its code says so.
+                let code = error.kind == .downloadFailed ? ErrorCode.sourceUnavailable : ErrorCode(error.code)
+                return .failed(source: job.source, error: ItemError(code, error.message))
             }
             defer { try? fetched.removeFile() }
             return try await process(path: fetched.fileURL.path, job: job, profile: profile)
@@ -110,7 +116,15 @@ public struct MediaJobHandler: Sendable {
             logger.debug("reused a cached result", metadata: ["job_id": "\(job.id)", "sha256": "\(hash)"])
             return item
         }
-        let folder = try bucket?.makeJobFolder() ?? outputDirectory
+        let folder: URL
+        do {
+            folder = try bucket?.makeJobFolder() ?? outputDirectory
+        } catch {
+            if OutputStore.storageErrno(of: error) != nil {
+                throw StorageFailure(place: FileManager.default.temporaryDirectory.path, reason: "\(error)")
+            }
+            throw error
+        }
         defer { if bucket != nil { try? FileManager.default.removeItem(at: folder) } }
         let input = InputFile(path: path, source: job.source, sha256: hash)
         var item: Item

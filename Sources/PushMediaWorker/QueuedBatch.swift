@@ -188,6 +188,9 @@ public struct QueuedBatch: Sendable {
             configuration: QueueWorker.Configuration(
                 concurrency: concurrency, campaign: campaign, leaseDuration: .seconds(120), pollInterval: .milliseconds(100),
                 retryPolicy: RetryPolicy(base: .milliseconds(200), factor: 2, cap: .seconds(5)),
+                // A full or failing output or state folder ends the run (the command exits 2);
+                // the jobs it met go back uncounted, so a rerun with space resumes exactly.
+                onStorageFailure: .stop, failureBackoff: RetryPolicy(base: .milliseconds(100), factor: 2, cap: .seconds(5)),
                 resultMetadata: MediaJobHandler.logMetadata(forResult:)),
             logger: logger, handler: { try await jobHandler.handle($0) })
         try await worker.runUntilDrained(campaign: campaign)

@@ -24,7 +24,8 @@ struct PushMediaCommand: AsyncParsableCommand {
     )
 }
 
-/// Exit codes: 0 all ok, 1 some items failed (or a runtime error), 2 usage errors.
+/// Exit codes: 0 all ok, 1 some items failed (the manifest is complete), 2 usage errors and
+/// anything that stopped a command from producing its result.
 @main
 enum PushMediaMain {
     static func main() async {
@@ -37,7 +38,11 @@ enum PushMediaMain {
                 try command.run()
             }
         } catch {
-            if PushMediaCommand.exitCode(for: error) == .validationFailure {
+            // 2: usage errors, and any error that stopped a command before its result (a
+            // folder that cannot be written, a queue that cannot be opened). 1 is only ever
+            // thrown on purpose (`ExitCode(1)`: some items failed, the manifest is complete).
+            let code = PushMediaCommand.exitCode(for: error)
+            if code == .validationFailure || (code == .failure && !(error is ExitCode)) {
                 FileHandle.standardError.write(Data((PushMediaCommand.fullMessage(for: error) + "\n").utf8))
                 exit(2)
             }

@@ -202,14 +202,14 @@ struct ImagePipelineTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty, "a failed item writes nothing")
     }
 
-    @Test("a broken symbolic link is an unreadable input, not a crash")
+    @Test("a broken symbolic link is a missing input (not retried), not a crash")
     func danglingLink() throws {
         let folder = try Fixtures.temporaryFolder()
         let link = folder.appendingPathComponent("gone.jpg")
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/nonexistent/gone.jpg")
         let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: folder))
             .process(InputFile(path: link.path, source: "gone.jpg"))
-        #expect(item.error?.code == .unreadableInput)
+        #expect(item.error?.code == .missingInput && item.error?.code.isTransient == false)
         #expect(item.error?.message.contains("broken symbolic link") == true)
     }
 

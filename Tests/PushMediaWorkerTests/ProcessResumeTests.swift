@@ -102,7 +102,7 @@ struct ProcessResumeTests {
             Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "1"], in: folder, name: "first", environment: gate.environment)
         #expect(await first.wait(seconds: 300) { gate.isHeld("img001.jpg") }, "\(first.error)")
         let second = try await Support.run(Support.pushmedia, ["process", input.path, "--out", out.path], in: folder)
-        #expect(second.status == 1 && second.error.contains("another pushmedia process"), "\(second.status) \(second.error)")
+        #expect(second.status == 2 && second.error.contains("another pushmedia process"), "\(second.status) \(second.error)")
         gate.open("img001.jpg")
         let status = await first.exitStatus(within: 300)
         #expect(status == 0, "\(first.error)")
@@ -164,7 +164,7 @@ struct ProcessResumeTests {
         #expect(manifest.items.filter { $0.source != "img002.jpg" }.allSatisfy { $0.status == .ok })
     }
 
-    @Test("a broken link and a named pipe are failed items; a retried failure is shown once, its message without the code")
+    @Test("a broken link (missing_input) and a named pipe are failed items at their first attempt; the progress shows each file once")
     func unreadableInputs() async throws {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(1, size: "640x480", in: folder)
@@ -177,11 +177,14 @@ struct ProcessResumeTests {
         let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
         #expect(manifest.items.map(\.source) == ["gone.jpg", "img001.jpg", "pipe.jpg"])
         let gone = try #require(manifest.item(source: "gone.jpg"))
-        #expect(gone.error?.code == .unreadableInput)
-        #expect(gone.error?.message == "cannot open gone.jpg: broken symbolic link (gave up after 3 attempts)")
+        #expect(gone.error?.code == .missingInput)
+        #expect(gone.error?.message == "cannot open gone.jpg: broken symbolic link")
         #expect(manifest.item(source: "pipe.jpg")?.error?.code == .unsupportedType)
         #expect(manifest.item(source: "img001.jpg")?.status == .ok)
-        // The link is tried three times, but the progress shows each file once: [1/3] … [3/3].
+        // Neither is retried: a retry cannot make a link point somewhere or a pipe a file.
+        let jobs = try await Support.jobs("sqlite:" + out.appendingPathComponent(".pushmedia/queue.sqlite").path, campaign: "process:" + input.resolvingSymlinksInPath().path)
+        #expect(jobs.filter { $0.source != "img001.jpg" }.allSatisfy { $0.attempts == 1 && $0.state == .failed }, "\(jobs)")
+        // The progress shows each file once: [1/3] … [3/3].
         let progress = run.error.split(separator: "\n").filter { $0.hasPrefix("[") }
         #expect(progress.map { $0.prefix(5) }.sorted() == ["[1/3]", "[2/3]", "[3/3]"], "\(progress)")
     }

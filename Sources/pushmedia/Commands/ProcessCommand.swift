@@ -3,6 +3,7 @@ import Foundation
 import PushMedia
 import PushMediaModel
 import PushMediaObjectStore
+import PushMediaQueue
 import PushMediaWorker
 
 /// `pushmedia process <input-dir> --out <dir>`.
@@ -28,7 +29,9 @@ struct ProcessCommand: AsyncParsableCommand {
             finishes, then one "summary" event (docs/events.schema.json).
 
             Exit status: 0 when every item is ok, 1 when some failed (the manifest is \
-            still complete), 2 on usage errors, 130/143 when stopped by SIGINT/SIGTERM.
+            still complete), 2 on usage errors and when the run could not finish (an \
+            output or state folder that cannot be written, full or busy: no manifest), \
+            130/143 when stopped by SIGINT/SIGTERM.
             """
     )
 
@@ -127,9 +130,16 @@ struct ProcessCommand: AsyncParsableCommand {
                 throw ExitCode(128 + signal)
             }
             await preparing.finished()
+            await isolation?.close()
             reporter.finish()
-            printError("error: cannot process into \(shownOut): \(error)")
-            throw ExitCode(1)
+            if let failure = error as? StorageFailure {
+                printError(
+                    "error: \(failure); the run stopped and the items in progress were given back: "
+                        + "free space (or fix the folder) and run the same command again to resume")
+            } else {
+                printError("error: cannot process into \(shownOut): \(error)")
+            }
+            throw ExitCode(2)
         }
         reporter.finish()
 

@@ -110,7 +110,9 @@ struct WorkerCommand: AsyncParsableCommand {
                 try await worker.runUntilDrained(campaign: campaign)
             } else {
                 var services: [any Service] = [worker, QueueGauges(queue: queue, logger: logger)]
-                if let metricsPort { services.append(MetricsServer(port: metricsPort, registry: registry, logger: logger)) }
+                if let metricsPort {
+                    services.append(MetricsServer(port: metricsPort, registry: registry, health: { worker.health }, logger: logger))
+                }
                 let group = ServiceGroup(
                     configuration: ServiceGroupConfiguration(
                         services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
@@ -121,7 +123,7 @@ struct WorkerCommand: AsyncParsableCommand {
             try? await fetcher.shutdown()
             await queue.close()
             printError("error: worker stopped: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(2)
         }
         try? await fetcher.shutdown()
         await queue.close()

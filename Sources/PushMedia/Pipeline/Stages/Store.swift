@@ -12,7 +12,7 @@ extension Encoded {
             do {
                 stored = try store.write(encoded.data, suffix: encoded.role.fileSuffix, fileExtension: type.fileExtensions[0])
             } catch {
-                throw ItemError(.encodeFailed, "cannot write the \(encoded.role.rawValue): \(error)")
+                throw ItemError.writing(encoded.role.rawValue, to: store.directory, error)
             }
             var options: Attachment.Options =
                 switch encoded.role {

@@ -13,7 +13,7 @@ extension PreparedMedia {
             stored = try store.storeFile(at: file, moving: isTemporary, suffix: Attachment.Role.media.fileSuffix, fileExtension: ext)
         } catch {
             if isTemporary { try? FileManager.default.removeItem(at: file) }
-            throw ItemError(.encodeFailed, "cannot write the media file: \(error)")
+            throw ItemError.writing("media file", to: store.directory, error)
         }
         guard stored.bytes <= type.maxBytes else {
             throw ItemError(.internalError, "the \(ext) file is \(stored.bytes) bytes, over Apple's limit of \(type.maxBytes)")

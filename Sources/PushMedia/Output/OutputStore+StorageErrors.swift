@@ -1,0 +1,42 @@
+import Foundation
+import PushMediaModel
+
+extension OutputStore {
+    /// The `errno` of a write that failed because the storage did: out of space or inodes
+    /// (`ENOSPC`), over quota (`EDQUOT`), read-only (`EROFS`), an I/O error (`EIO`); read from a
+    /// `POSIXError`, an `NSError` of the POSIX domain or its underlying error, or Foundation's
+    /// out-of-space and read-only codes. Nil for any other failure.
+    public static func storageErrno(of error: any Error) -> Int32? {
+        let code: Int32?
+        if let posix = error as? POSIXError {
+            code = posix.code.rawValue
+        } else {
+            let error = error as NSError
+            if error.domain == NSPOSIXErrorDomain {
+                code = Int32(error.code)
+            } else if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+                code = Int32(underlying.code)
+            } else if error.domain == NSCocoaErrorDomain, error.code == CocoaError.fileWriteOutOfSpace.rawValue {
+                code = ENOSPC
+            } else if error.domain == NSCocoaErrorDomain, error.code == CocoaError.fileWriteVolumeReadOnly.rawValue {
+                code = EROFS
+            } else {
+                code = nil
+            }
+        }
+        guard let code, code == ENOSPC || code == EDQUOT || code == EROFS || code == EIO else { return nil }
+        return code
+    }
+}
+
+extension ItemError {
+    /// The error of an output that could not be written to `folder`: `storage_failed` when the
+    /// storage failed (``OutputStore/storageErrno(of:)``; the job is given back and the run
+    /// stops or pauses), else `encode_failed`.
+    static func writing(_ what: String, to folder: URL, _ error: any Error) -> ItemError {
+        if let code = OutputStore.storageErrno(of: error) {
+            return ItemError(.storageFailed, "cannot write the \(what) to \(folder.path): \(String(cString: strerror(code)))")
+        }
+        return ItemError(.encodeFailed, "cannot write the \(what): \(error)")
+    }
+}
