@@ -266,6 +266,8 @@ struct BudgetLadderTests {
     @Test("limits are checked on sizes alone", arguments: [
         (30_000, 30_000, 1, ErrorCode.tooManyPixels), (8_000, 7_000, 1, .tooManyPixels),
         (100, 100, 1_001, .tooManyFrames), (1_000, 1_000, 600, .tooManyFrames),
+        // A 90 MB GIF that took 31 s and 270 MB: refused from its header.
+        (2_048, 2_048, 119, .tooManyFrames),
     ])
     func limits(width: Int, height: Int, frames: Int, code: ErrorCode) {
         #expect(throws: ItemError.self) { try Profile.Limits().checkImage(width: width, height: height, frames: frames) }
