@@ -19,7 +19,7 @@ struct PushMediaCommand: AsyncParsableCommand {
         subcommands: [
             ProcessCommand.self, EnqueueCommand.self, WorkerCommand.self, StatusCommand.self, ManifestCommand.self,
             RetryCommand.self, ProbeCommand.self, PayloadCommand.self, PreviewCommand.self, HealthcheckCommand.self,
-            VersionCommand.self, ItemProcessCommand.self,
+            VersionCommand.self, ItemProcessCommand.self, ItemForkServerCommand.self,
         ]
     )
 }
@@ -28,26 +28,61 @@ struct PushMediaCommand: AsyncParsableCommand {
 /// anything that stopped a command from producing its result.
 @main
 enum PushMediaMain {
-    static func main() async {
+    /// Synchronous, so a command that must fork before any thread exists (the item processes'
+    /// fork server) runs before Swift concurrency or Dispatch starts one; the other commands run
+    /// in a task.
+    static func main() {
         NativeLibraries.limitMemoryArenas()
+        let command: ParsableCommand
         do {
-            var command = try PushMediaCommand.parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            command = try PushMediaCommand.parseAsRoot()
         } catch {
-            // 2: usage errors, and any error that stopped a command before its result (a
-            // folder that cannot be written, a queue that cannot be opened). 1 is only ever
-            // thrown on purpose (`ExitCode(1)`: some items failed, the manifest is complete).
-            let code = PushMediaCommand.exitCode(for: error)
-            if code == .validationFailure || (code == .failure && !(error is ExitCode)) {
-                FileHandle.standardError.write(Data((PushMediaCommand.fullMessage(for: error) + "\n").utf8))
-                exit(2)
-            }
-            PushMediaCommand.exit(withError: error)
+            fail(error)
         }
+        guard command is AsyncParsableCommand else {
+            var command = command
+            do {
+                try command.run()
+            } catch {
+                fail(error)
+            }
+            exit(0)
+        }
+        let box = AsyncCommandBox(command as? AsyncParsableCommand)
+        Task {
+            do {
+                try await box.run()
+            } catch {
+                fail(error)
+            }
+            exit(0)
+        }
+        dispatchMain()
+    }
+
+    /// The parsed command, handed to the task that runs it (only that task touches it).
+    final class AsyncCommandBox: @unchecked Sendable {
+        private var command: AsyncParsableCommand?
+
+        init(_ command: AsyncParsableCommand?) {
+            self.command = command
+        }
+
+        func run() async throws {
+            try await command?.run()
+        }
+    }
+
+    /// 2: usage errors, and any error that stopped a command before its result (a folder that
+    /// cannot be written, a queue that cannot be opened). 1 is only ever thrown on purpose
+    /// (`ExitCode(1)`: some items failed, the manifest is complete).
+    static func fail(_ error: Error) -> Never {
+        let code = PushMediaCommand.exitCode(for: error)
+        if code == .validationFailure || (code == .failure && !(error is ExitCode)) {
+            FileHandle.standardError.write(Data((PushMediaCommand.fullMessage(for: error) + "\n").utf8))
+            exit(2)
+        }
+        PushMediaCommand.exit(withError: error)
     }
 }
 
@@ -67,8 +102,11 @@ struct ItemIsolationOptions: ParsableArguments {
         let megabytes = try Setting.int(itemMemoryLimit, Setting.itemMemoryLimit, flagName: "--item-memory-limit", default: 4096)
         guard megabytes >= 0 else { throw ValidationError("--item-memory-limit must be 0 (no limit) or more MB, got \(megabytes)") }
         guard !inProcess else { return nil }
+        // PUSHMEDIA_ITEM_FORK_SERVER=0 starts each item process anew instead of forking it
+        // (docs/security.md#crash-containment): for comparing, or a kernel without subreapers.
         return ItemProcessPool(
-            arguments: ["item-process", "--log-level", logger.logLevel.rawValue, "--memory-limit", "\(megabytes)"], logger: logger)
+            arguments: ["item-process", "--log-level", logger.logLevel.rawValue, "--memory-limit", "\(megabytes)"],
+            forkServer: ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0", logger: logger)
     }
 }
 

@@ -53,6 +53,9 @@ struct ItemIsolationTests {
         #expect(await run.wait(seconds: 300) { gate.pid("img002.jpg") != nil }, "\(run.error)")
         let child = try #require(gate.pid("img002.jpg"))
         #expect(child != run.process.processIdentifier, "the item runs in a child process")
+        // Forked by the fork server, and adopted by the supervisor, which waits for it.
+        #expect(Self.parent(of: child) == run.process.processIdentifier)
+        #expect(Self.commandLine(of: child).contains("item-fork-server"), "\(Self.commandLine(of: child))")
         #expect(kill(child, SIGKILL) == 0)
         // The retry meets the gate again: open it.
         gate.open("img002.jpg")
@@ -65,6 +68,48 @@ struct ItemIsolationTests {
         #expect(killed.attempts == 2 && killed.errorHistory.contains { $0.code == "worker_crashed" && $0.message.contains("SIGKILL") },
                 "\(killed.errorHistory)")
         #expect(jobs.filter { $0.source != "img002.jpg" }.allSatisfy { $0.attempts == 1 && $0.errorHistory.isEmpty })
+    }
+
+    @Test("without the fork server (PUSHMEDIA_ITEM_FORK_SERVER=0) item processes are started anew, with the same outputs")
+    func withoutForkServer() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(3, size: "320x240", in: folder)
+        var files: [[String]] = []
+        for forkServer in ["1", "0"] {
+            let out = folder.appendingPathComponent("out-\(forkServer)")
+            let gate = try ItemGate(in: folder.appendingPathComponent("gate-\(forkServer)"), holding: ["img001.jpg"])
+            var environment = gate.environment
+            environment["PUSHMEDIA_ITEM_FORK_SERVER"] = forkServer
+            let run = try BackgroundProcess(
+                Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "1"], in: folder, name: "run-\(forkServer)",
+                environment: environment)
+            #expect(await run.wait(seconds: 300) { gate.pid("img001.jpg") != nil }, "\(run.error)")
+            let child = try #require(gate.pid("img001.jpg"))
+            #expect(Self.parent(of: child) == run.process.processIdentifier)
+            let command = Self.commandLine(of: child)
+            #expect(command.contains(forkServer == "1" ? "item-fork-server" : "item-process"), "\(command)")
+            gate.open("img001.jpg")
+            let status = await run.exitStatus(within: 300)
+            #expect(run.process.terminationReason == .exit && status == 0, "\(status) \(run.error)")
+            let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+            files.append(manifest.items.flatMap { $0.attachments.map(\.file) })
+        }
+        // Outputs are named by their content: the same names are the same bytes.
+        #expect(files.count == 2 && files[0] == files[1] && files[0].count == 6, "\(files)")
+    }
+
+    /// The parent pid of `pid` (`PPid` in /proc/PID/status), nil once it is gone.
+    static func parent(of pid: pid_t) -> pid_t? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("PPid:") })
+        else { return nil }
+        return pid_t(line.dropFirst(5).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The command line of `pid`, its arguments joined by spaces.
+    static func commandLine(of pid: pid_t) -> String {
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+        return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
     }
 
     @Test("an item that allocates without end meets its process's memory limit: that item fails worker_crashed, the rest is done within the limit")

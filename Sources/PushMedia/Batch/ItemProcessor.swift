@@ -23,10 +23,15 @@ public struct ItemProcessor: Sendable {
     /// themselves and report them.
     public static func prepare(for profile: Profile, in group: DispatchGroup) {
         Vips.setEnvironment()
-        DispatchQueue.global().async(group: group) {
-            guard (try? Vips.start()) != nil else { return }
-            if profile.crop == .smart { FaceDetector.loadModel() }
-        }
+        DispatchQueue.global().async(group: group) { prepareNow(for: profile) }
+    }
+
+    /// Starts libvips and, for `crop: smart`, loads the face model, on this thread (the item
+    /// processes' fork server does it once, before it forks any).
+    public static func prepareNow(for profile: Profile) {
+        Vips.setEnvironment()
+        guard (try? Vips.start()) != nil else { return }
+        if profile.crop == .smart { FaceDetector.loadModel() }
     }
 
     /// Processes one file synchronously (blocking: libvips does the work on this thread and its own).

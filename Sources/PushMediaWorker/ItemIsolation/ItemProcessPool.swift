@@ -20,14 +20,22 @@ public actor ItemProcessPool {
     private let arguments: [String]
     private let logger: Logger
     private var idle: [ItemProcess] = []
+    /// Forks the children (``ItemForkServer``); nil before the first child, or after it failed
+    /// (children are then started anew, each its own `pushmedia item-process`).
+    private var forkServer: ItemForkServer?
+    private var forkServerFailed: Bool
 
     /// - Parameters:
     ///   - executable: the `pushmedia` binary (by default this process's own).
-    ///   - arguments: what starts an item process (`["item-process", "--log-level", …]`).
-    public init(executable: URL = ItemProcessPool.currentExecutable, arguments: [String], logger: Logger) {
+    ///   - arguments: what starts an item process (`["item-process", "--log-level", …]`); the
+    ///     fork server is started with the same options (`["item-fork-server", "--log-level", …]`).
+    ///   - forkServer: whether children are forked by a fork server (the default) rather than
+    ///     each started anew.
+    public init(executable: URL = ItemProcessPool.currentExecutable, arguments: [String], forkServer: Bool = true, logger: Logger) {
         self.executable = executable
         self.arguments = arguments
         self.logger = logger
+        forkServerFailed = !forkServer
         // A child that died leaves a pipe whose write would otherwise kill the supervisor.
         signal(SIGPIPE, SIG_IGN)
     }
@@ -60,7 +68,7 @@ public actor ItemProcessPool {
             child = reused
         } else {
             do {
-                child = try ItemProcess(executable: executable, arguments: arguments)
+                child = try newChild()
             } catch {
                 return .failed(source: input.source, error: ItemError(.internalError, "cannot start an item process: \(error)"))
             }
@@ -89,9 +97,30 @@ public actor ItemProcessPool {
     /// Starts up to `count` children ahead of the first items, so their start-up (libvips, the
     /// face model) overlaps the caller's own set-up. Failures are left to the items.
     public func start(_ count: Int) {
-        while idle.count < count, let child = try? ItemProcess(executable: executable, arguments: arguments) {
+        while idle.count < count, let child = try? newChild() {
             idle.append(child)
         }
+    }
+
+    /// A new child: forked by the fork server (started on first use), or, when that cannot be,
+    /// started anew.
+    private func newChild() throws -> ItemProcess {
+        if !forkServerFailed {
+            do {
+                if forkServer == nil {
+                    forkServer = try ItemForkServer(executable: executable, arguments: ["item-fork-server"] + arguments.dropFirst())
+                }
+                if let forkServer { return try ItemProcess(forkedBy: forkServer) }
+            } catch {
+                logger.warning("item processes are started anew, without the fork server", metadata: ["error": "\(error)"])
+                forkServerFailed = true
+                if let server = forkServer {
+                    forkServer = nil
+                    Thread.detachNewThread { server.close() }
+                }
+            }
+        }
+        return try ItemProcess(executable: executable, arguments: arguments)
     }
 
     /// Ends the idle children and waits for them to exit (their standard input closes), so
@@ -99,10 +128,13 @@ public actor ItemProcessPool {
     public func close() async {
         let children = idle
         idle.removeAll()
+        let server = forkServer
+        forkServer = nil
         for child in children { child.close() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
                 for child in children { child.waitUntilExit() }
+                server?.close()
                 continuation.resume()
             }
         }
@@ -149,14 +181,16 @@ final class ItemProcess: @unchecked Sendable {
         }
     }
 
-    private let process = Process()
+    private let child: Child
     private let requests: FileHandle
     private let replies: FileHandle
     private let lock = NSLock()
     private var running = false
     private var killedAtDeadline = false
 
+    /// Starts `executable arguments` (`pushmedia item-process …`) anew.
     init(executable: URL, arguments: [String]) throws {
+        let process = Process()
         let toChild = Pipe()
         let fromChild = Pipe()
         process.executableURL = executable
@@ -165,6 +199,7 @@ final class ItemProcess: @unchecked Sendable {
         process.standardOutput = fromChild
         process.standardError = FileHandle.standardError
         try process.run()
+        child = .started(process)
         requests = toChild.fileHandleForWriting
         replies = fromChild.fileHandleForReading
         // The child's ends belong to the child alone: the end of the stream must mean its end.
@@ -172,7 +207,47 @@ final class ItemProcess: @unchecked Sendable {
         try? fromChild.fileHandleForWriting.close()
     }
 
-    var pid: Int32 { process.processIdentifier }
+    /// A child forked by the fork server (adopted by this process).
+    init(forkedBy server: ItemForkServer) throws {
+        let (pid, requests, replies) = try server.spawn()
+        child = .forked(ForkedChild(pid: pid))
+        self.requests = requests
+        self.replies = replies
+    }
+
+    /// A child and how to wait for it: one this process started (Foundation's `Process` waits
+    /// for it), or one the fork server made and this process adopted (`waitpid`).
+    enum Child {
+        case started(Process)
+        case forked(ForkedChild)
+
+        var pid: Int32 {
+            switch self {
+            case .started(let process): process.processIdentifier
+            case .forked(let child): child.pid
+            }
+        }
+    }
+
+    var pid: Int32 { child.pid }
+
+    private var isRunning: Bool {
+        switch child {
+        case .started(let process): process.isRunning
+        case .forked(let child): !child.hasEnded
+        }
+    }
+
+    /// How the child ended, once it has (waits).
+    private func waitForEnd() -> (signal: Int32?, status: Int32) {
+        switch child {
+        case .started(let process):
+            process.waitUntilExit()
+            return process.terminationReason == .uncaughtSignal ? (process.terminationStatus, 0) : (nil, process.terminationStatus)
+        case .forked(let child):
+            return child.waitForEnd()
+        }
+    }
 
     /// Sends one request and waits for the answer on a thread of its own (blocking reads), or
     /// for the child's end; kills the child at `deadline`.
@@ -205,31 +280,26 @@ final class ItemProcess: @unchecked Sendable {
             try ItemFrames.write(request, to: requests.fileDescriptor)
             if let answer = try ItemFrames.read(from: replies.fileDescriptor) { return .answered(answer) }
         } catch {
-            if process.isRunning { Glibc.kill(pid, SIGKILL) }
-            process.waitUntilExit()
-            return .ended(end(brokenStream: "\(error)"))
+            if isRunning { Glibc.kill(pid, SIGKILL) }
+            return .ended(end(waitForEnd(), brokenStream: "\(error)"))
         }
-        process.waitUntilExit()
-        return .ended(end(brokenStream: nil))
+        return .ended(end(waitForEnd(), brokenStream: nil))
     }
 
-    private func end(brokenStream detail: String?) -> End {
+    private func end(_ ended: (signal: Int32?, status: Int32), brokenStream detail: String?) -> End {
         if lock.withLock({ killedAtDeadline }) { return .deadline }
-        switch process.terminationReason {
-        case .uncaughtSignal: return .signal(process.terminationStatus)
-        case .exit:
-            if let detail, process.terminationStatus == 0 { return .brokenStream(detail) }
-            return .exit(process.terminationStatus)
-        @unknown default: return .exit(process.terminationStatus)
-        }
+        if let signal = ended.signal { return .signal(signal) }
+        if let detail, ended.status == 0 { return .brokenStream(detail) }
+        return .exit(ended.status)
     }
 
     func close() {
         try? requests.close()
+        try? replies.close()
     }
 
     func waitUntilExit() {
-        process.waitUntilExit()
+        _ = waitForEnd()
     }
 
     static func signalName(_ number: Int32) -> String {
@@ -246,5 +316,47 @@ final class ItemProcess: @unchecked Sendable {
         case SIGXCPU: "SIGXCPU"
         default: "signal \(number)"
         }
+    }
+}
+
+/// A child the fork server made, which this process adopted (a child subreaper): waited for with
+/// `waitpid`, once.
+final class ForkedChild: @unchecked Sendable {
+    let pid: pid_t
+    private let lock = NSLock()
+    private var ended: (signal: Int32?, status: Int32)?
+
+    init(pid: pid_t) {
+        self.pid = pid
+    }
+
+    /// Whether it was waited for (its pid may then be another process's: never signal it).
+    var hasEnded: Bool { lock.withLock { ended != nil } }
+
+    /// Waits for it to end: its signal, or its exit status. Until the fork server's middle
+    /// process has exited the child is not yet this process's (`ECHILD`): then it waits a little
+    /// and asks again.
+    func waitForEnd() -> (signal: Int32?, status: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let ended { return ended }
+        var status: Int32 = 0
+        var notYetAdopted = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno == EINTR { continue }
+            if errno == ECHILD && notYetAdopted < 500 {
+                notYetAdopted += 1
+                usleep(10_000)
+                continue
+            }
+            // Not a child of this process after 5 s: say it exited, unknown.
+            let result: (signal: Int32?, status: Int32) = (nil, -1)
+            ended = result
+            return result
+        }
+        // WIFSIGNALED / WTERMSIG / WEXITSTATUS (macros, not visible to Swift).
+        let result: (signal: Int32?, status: Int32) = status & 0x7f == 0 ? (nil, (status >> 8) & 0xff) : (status & 0x7f, 0)
+        ended = result
+        return result
     }
 }

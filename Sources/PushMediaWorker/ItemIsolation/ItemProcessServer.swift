@@ -79,6 +79,13 @@ public enum ItemProcessServer {
 }
 
 extension ItemProcessServer {
+    /// The item processes' fork server (`pushmedia item-fork-server`, ``ItemForkServer``): call
+    /// from a synchronous `main`, before any thread starts. Returns in each item process it
+    /// forks once that process is done serving, and in the server when its supervisor closes it.
+    public static func serveForks(logger: Logger, memoryLimitMB: Int = 0) -> Int32 {
+        ItemForkServer.serve(logger: logger, memoryLimitMB: memoryLimitMB)
+    }
+
     /// Bytes of address space this process has mapped (`VmSize` of /proc/self/status); 0 when unknown.
     static func mappedAddressSpace() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),

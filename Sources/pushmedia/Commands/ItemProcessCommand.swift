@@ -20,3 +20,23 @@ struct ItemProcessCommand: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 }
+
+/// `pushmedia item-fork-server`: the item processes' fork server (`ItemForkServer`), which
+/// `process` and `worker` start once; it forks each item process. Runs before any thread of
+/// this process starts (see `PushMediaMain`). Not for people: hidden from the help.
+struct ItemForkServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "item-fork-server",
+        abstract: "Fork item processes for a supervising pushmedia process (internal).",
+        shouldDisplay: false)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: "Address space each item process may use, in MB (0: no limit).")
+    var memoryLimit: Int = 0
+
+    func run() throws {
+        let status = ItemProcessServer.serveForks(logger: global.bootstrapLogging(), memoryLimitMB: memoryLimit)
+        if status != 0 { throw ExitCode(status) }
+    }
+}
