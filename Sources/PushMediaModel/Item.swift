@@ -146,6 +146,10 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     /// The process working on the item ended without finishing it (a crash, a kill, out of memory)
     /// or stopped answering, on every attempt the queue allows: the item is given up, not the batch.
     public static let workerCrashed = ErrorCode("worker_crashed")
+    /// The profile the item was to be made with is not usable (a value out of range, a key that
+    /// is not known, a file that cannot be read): a queued job whose stored profile fails
+    /// ``Profile/problems``. Permanent: a retry would meet the same profile.
+    public static let invalidProfile = ErrorCode("invalid_profile")
     /// A bug or an unexpected failure inside PushMedia.
     public static let internalError = ErrorCode("internal_error")
 }
