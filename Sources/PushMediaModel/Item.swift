@@ -159,6 +159,10 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     /// the queue uncounted, `process` stops (exit 2) and a worker pauses until it can write
     /// again, so this code is seen in logs and events, not in a finished manifest.
     public static let storageFailed = ErrorCode("storage_failed")
+    /// The profile the item was to be made with is not usable (a value out of range, a key that
+    /// is not known, a file that cannot be read): a queued job whose stored profile fails
+    /// ``Profile/problems``. Permanent: a retry would meet the same profile.
+    public static let invalidProfile = ErrorCode("invalid_profile")
     /// A bug or an unexpected failure inside PushMedia.
     public static let internalError = ErrorCode("internal_error")
 }

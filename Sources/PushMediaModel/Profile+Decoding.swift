@@ -23,54 +23,6 @@ extension Profile {
         delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? d.delivery
         limits = try c.decodeIfPresent(Limits.self, forKey: .limits) ?? d.limits
     }
-
-    /// Problems with the values (out of range), in words; empty when the profile is usable.
-    public var problems: [String] {
-        var out: [String] = []
-        func check(_ value: Int, _ range: ClosedRange<Int>, _ key: String) {
-            if !range.contains(value) { out.append("\(key) must be in \(range.lowerBound)…\(range.upperBound), got \(value)") }
-        }
-        check(thumbnail.size, 16...4096, "thumbnail.size")
-        check(expanded.maxWidth, 16...8192, "expanded.maxWidth")
-        check(expanded.aspect.width, 1...100, "expanded.aspect width")
-        check(expanded.aspect.height, 1...100, "expanded.aspect height")
-        check(jpeg.quality, 1...100, "jpeg.quality")
-        check(png.compression, 0...9, "png.compression")
-        check(jpeg.minQuality, 1...jpeg.quality, "jpeg.minQuality")
-        check(animation.minColours, 2...256, "animation.minColours")
-        check(animation.maxFrameStep, 1...8, "animation.maxFrameStep")
-        check(animation.maxFramesPerSecond, 0...50, "animation.maxFramesPerSecond")
-        let image = AttachmentType.maxBytes(for: .image)
-        check(budgets.thumbnail, 1_000...image, "budgets.thumbnail")
-        check(budgets.expanded, 1_000...image, "budgets.expanded")
-        check(budgets.animated, 1_000...image, "budgets.animated")
-        check(budgets.movie, 10_000...AttachmentType.maxBytes(for: .movie), "budgets.movie")
-        check(budgets.audio, 10_000...AttachmentType.maxBytes(for: .audio), "budgets.audio")
-        check(limits.maxInputBytes, 1...(1 << 40), "limits.maxInputBytes")
-        check(limits.maxPixels, 1...(1 << 40), "limits.maxPixels")
-        check(limits.maxFrames, 1...100_000, "limits.maxFrames")
-        check(limits.maxAnimationPixels, 1...(1 << 42), "limits.maxAnimationPixels")
-        func check(_ value: Double, _ range: ClosedRange<Double>, _ key: String) {
-            if !(value > 0 && range.contains(value)) {
-                out.append("\(key) must be in \(range.lowerBound)…\(range.upperBound) (exclusive of 0), got \(value)")
-            }
-        }
-        check(limits.timeoutSeconds, 0...3600, "limits.timeoutSeconds")
-        check(limits.mediaTimeoutSeconds, 0...3600, "limits.mediaTimeoutSeconds")
-        check(limits.maxDurationSeconds, 0...86400, "limits.maxDurationSeconds")
-        check(video.maxLongSide, 16...7680, "video.maxLongSide")
-        check(video.maxFrameRate, 0...240, "video.maxFrameRate")
-        check(video.posterWindowSeconds, 0...600, "video.posterWindowSeconds")
-        if let trim = video.trimToSeconds { check(trim, 0...86400, "video.trimToSeconds") }
-        check(video.audioBitRate, 16_000...512_000, "video.audioBitRate")
-        check(video.minBitRate, 50_000...50_000_000, "video.minBitRate")
-        if !Video.presets.contains(video.preset) {
-            out.append("video.preset must be one of \(Video.presets.joined(separator: ", ")), got \"\(video.preset)\"")
-        }
-        check(audio.bitRate, 16_000...512_000, "audio.bitRate")
-        check(audio.minBitRate, 16_000...audio.bitRate, "audio.minBitRate")
-        return out + delivery.problems
-    }
 }
 
 extension Profile.Thumbnail {
@@ -100,7 +52,8 @@ extension Profile.JPEG {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = Self()
         quality = try c.decodeIfPresent(Int.self, forKey: .quality) ?? d.quality
-        minQuality = try c.decodeIfPresent(Int.self, forKey: .minQuality) ?? min(d.minQuality, quality)
+        // Not above the quality; a quality out of range is reported alone.
+        minQuality = try c.decodeIfPresent(Int.self, forKey: .minQuality) ?? min(d.minQuality, max(1, quality))
     }
 }
 
@@ -142,7 +95,8 @@ extension Profile.Audio {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = Self()
         bitRate = try c.decodeIfPresent(Int.self, forKey: .bitRate) ?? d.bitRate
-        minBitRate = try c.decodeIfPresent(Int.self, forKey: .minBitRate) ?? min(d.minBitRate, bitRate)
+        // Not above the bit rate; a bit rate out of range is reported alone.
+        minBitRate = try c.decodeIfPresent(Int.self, forKey: .minBitRate) ?? min(d.minBitRate, max(16_000, bitRate))
     }
 }
 
@@ -195,17 +149,25 @@ struct AnyCodingKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-/// Throws when the keyed container at `decoder` has a key outside `known`.
+/// Throws when the keyed container at `decoder` has a key outside `known`. The message names the
+/// first ``unknownKeysShown`` of them (sorted, each at most 64 characters) and counts the rest, so
+/// that a file of millions of keys gives a short message.
 func rejectUnknownKeys(_ decoder: Decoder, known: [String]) throws {
     let container = try decoder.container(keyedBy: AnyCodingKey.self)
-    let unknown = container.allKeys.map(\.stringValue).filter { !known.contains($0) }.sorted()
+    let unknown = container.allKeys.map(\.stringValue).filter { !known.contains($0) }
     guard unknown.isEmpty else {
         let path = decoder.codingPath.map(\.stringValue).joined(separator: ".")
+        let shown = unknown.sorted().prefix(unknownKeysShown)
+        let more = unknown.count - shown.count
         throw DecodingError.dataCorrupted(
             .init(
                 codingPath: decoder.codingPath,
                 debugDescription:
-                    "unknown key\(unknown.count > 1 ? "s" : "") \(unknown.map { "\"\($0)\"" }.joined(separator: ", "))"
+                    "unknown key\(unknown.count > 1 ? "s" : "") \(shown.map { "\"\(Profile.clipped($0))\"" }.joined(separator: ", "))"
+                    + (more > 0 ? " and \(more) more" : "")
                     + (path.isEmpty ? "" : " in \(path)") + "; known: \(known.joined(separator: ", "))"))
     }
 }
+
+/// How many unknown keys an error message names.
+let unknownKeysShown = 5

@@ -35,8 +35,13 @@ extension Profile {
             Double(bytes) * 8 / Double(max(1, linkBitsPerSecond))
         }
 
+        /// Bytes that download in `seconds` at ``linkBitsPerSecond``: never traps, whatever the
+        /// values (a value that is not a positive number gives 0, a huge one at most 2^53). For a
+        /// profile without ``Profile/problems`` it is the exact product.
         private func bytes(in seconds: Double) -> Int {
-            Int((Double(linkBitsPerSecond) * seconds / 8).rounded(.down))
+            let bytes = (Double(linkBitsPerSecond) * seconds / 8).rounded(.down)
+            guard bytes.isFinite, bytes > 0 else { return 0 }
+            return bytes < 0x1p53 ? Int(bytes) : 1 << 53
         }
     }
 }
@@ -50,23 +55,6 @@ extension Profile.Delivery {
         linkBitsPerSecond = try c.decodeIfPresent(Int.self, forKey: .linkBitsPerSecond) ?? d.linkBitsPerSecond
         seconds = try c.decodeIfPresent(Double.self, forKey: .seconds) ?? d.seconds
         imageSeconds = try c.decodeIfPresent(Double.self, forKey: .imageSeconds) ?? d.imageSeconds
-    }
-
-    /// Out-of-range values, in words.
-    var problems: [String] {
-        var out: [String] = []
-        if !(8_000...10_000_000_000).contains(linkBitsPerSecond) {
-            out.append("delivery.linkBitsPerSecond must be in 8000…10000000000, got \(linkBitsPerSecond)")
-        }
-        if !(seconds > 0 && seconds <= 600) { out.append("delivery.seconds must be in 0…600 (exclusive of 0), got \(seconds)") }
-        if !(imageSeconds > 0 && imageSeconds <= seconds) {
-            out.append("delivery.imageSeconds must be in 0…delivery.seconds (exclusive of 0), got \(imageSeconds)")
-        }
-        // The smallest useful notification: a still thumbnail and an expanded image of a few KB.
-        if notificationBytes < 20_000 {
-            out.append("delivery allows only \(notificationBytes) bytes per notification (linkBitsPerSecond × seconds ÷ 8); at least 20000 are needed")
-        }
-        return out
     }
 }
 

@@ -69,8 +69,13 @@ public struct Profile: Codable, Sendable, Equatable {
             self.aspect = aspect
             self.maxWidth = maxWidth
         }
-        /// Largest height in pixels (from ``maxWidth`` and ``aspect``).
-        public var maxHeight: Int { max(1, Int((Double(maxWidth) / aspect.value).rounded())) }
+        /// Largest height in pixels (from ``maxWidth`` and ``aspect``); never traps, even for
+        /// values ``Profile/problems`` refuses (then it is at least 1 and at most 2^53).
+        public var maxHeight: Int {
+            let height = (Double(maxWidth) / aspect.value).rounded()
+            guard height.isFinite, height > 1 else { return 1 }
+            return height < 0x1p53 ? Int(height) : 1 << 53
+        }
     }
 
     public struct JPEG: Codable, Sendable, Equatable {
@@ -261,7 +266,7 @@ public struct AspectRatio: Codable, Sendable, Equatable, CustomStringConvertible
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let ratio = AspectRatio(text) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "aspect must look like \"2:1\", got \"\(text)\""))
+                .init(codingPath: decoder.codingPath, debugDescription: "aspect must look like \"2:1\", got \"\(Profile.clipped(text))\""))
         }
         self = ratio
     }

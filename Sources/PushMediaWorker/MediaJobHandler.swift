@@ -12,8 +12,9 @@ import PushMediaQueue
 /// URLs: the manifest adds them from the base URL when it is assembled.
 ///
 /// Outcomes: an ok item succeeds; an item failed by its input (corrupt, unsupported, over budget,
-/// too large…) fails the job at once; a failure a retry may fix (``MediaJobError/transientCodes``)
-/// is thrown so the queue retries it with backoff.
+/// too large…) or by its stored profile (`invalid_profile`: ``ProfileKey/decode(_:)`` checks it
+/// like a `--profile` file) fails the job at once; a failure a retry may fix
+/// (``MediaJobError/transientCodes``) is thrown so the queue retries it with backoff.
 public struct MediaJobHandler: Sendable {
     /// Folder that relative sources are resolved against.
     public var root: URL?
@@ -78,7 +79,8 @@ public struct MediaJobHandler: Sendable {
         do {
             profile = try ProfileKey.decode(job.profile)
         } catch {
-            return .failed(source: job.source, error: ItemError(.internalError, "the job's profile cannot be read: \(error)"))
+            // Permanent (not a transient code): every attempt would meet the same profile.
+            return .failed(source: job.source, error: ItemError(.invalidProfile, "\(error)"))
         }
         if SourceLocation.isURL(job.source) {
             guard let fetcher else {

@@ -70,6 +70,49 @@ struct CommandLineTests {
         #expect(result.error.contains("sise"))
     }
 
+    @Test("a profile value that used to crash (issue 39) is a usage error naming it, for process and enqueue", arguments: [
+        ("jpeg: {quality: 0}\n", "jpeg.quality must be in 1…100, got 0"),
+        ("audio:\n  bitRate: 0\n", "audio.bitRate"),
+        ("delivery: {seconds: .nan}\n", "delivery.seconds"),
+        ("delivery: {seconds: 1e308}\n", "delivery.seconds"),
+        ("delivery: {linkBitsPerSecond: -9223372036854775808}\n", "delivery.linkBitsPerSecond"),
+        ("thumbnail:\n  size: 1:0:0:0:0:0:0:0:0:0:0:0\n", "is too large"),
+        ("deep", "100000 '[' or '{'"),
+    ])
+    func crashingProfile(text: String, message: String) throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let profile = folder.appendingPathComponent("bad.yaml")
+        let contents = text == "deep" ? String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) : text
+        try Data(contents.utf8).write(to: profile)
+        let input = folder.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        let process = try CommandRunner.run(
+            pushmedia, ["process", input.path, "--out", folder.appendingPathComponent("o").path, "--profile", profile.path])
+        #expect(!process.signalled && process.status == 2, "\(process.status) \(process.error)")
+        #expect(process.error.contains("\(profile.path): ") && process.error.contains(message), "\(process.error)")
+        let queue = folder.appendingPathComponent("q.sqlite")
+        let enqueue = try CommandRunner.run(
+            pushmedia, ["enqueue", "--queue", "sqlite:\(queue.path)", "--campaign", "c", "--root", input.path, "--profile", profile.path, input.path])
+        #expect(!enqueue.signalled && enqueue.status == 2, "\(enqueue.status) \(enqueue.error)")
+        #expect(enqueue.error.contains(message), "\(enqueue.error)")
+        #expect(!FileManager.default.fileExists(atPath: queue.path), "nothing enqueued")
+    }
+
+    @Test("a profile over 1 MiB is a usage error giving its size")
+    func hugeProfile() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let profile = folder.appendingPathComponent("huge.yaml")
+        #expect(FileManager.default.createFile(atPath: profile.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: profile)
+        try handle.truncate(atOffset: 50_000_000)
+        try handle.close()
+        let result = try CommandRunner.run(pushmedia, ["process", folder.path, "--out", folder.appendingPathComponent("o").path, "--profile", profile.path])
+        #expect(result.status == 2, "\(result.error)")
+        #expect(result.error.contains("the profile is 50000000 bytes, over the limit of 1048576 bytes"), "\(result.error)")
+    }
+
     @Test("a profile changes the outputs")
     func profileApplies() throws {
         let input = try Fixtures.temporaryFolder()

@@ -48,7 +48,7 @@ struct ErrorClassificationTests {
     @Test("the table: input and settings failures are permanent, the rest transient")
     func table() {
         for code: ErrorCode in [.emptyInput, .missingInput, .unsupportedType, .corruptInput, .overBudget, .inputTooLarge, .tooManyPixels,
-                                .tooManyFrames, .noMediaStream, .tooLong, .sourceUnavailable, .sourceForbidden] {
+                                .tooManyFrames, .noMediaStream, .tooLong, .sourceUnavailable, .sourceForbidden, .invalidProfile] {
             #expect(!code.isTransient, "\(code)")
         }
         for code: ErrorCode in [.unreadableInput, .encodeFailed, .timeout, .internalError, .downloadFailed, .storeFailed, .workerCrashed,

@@ -36,7 +36,13 @@ public struct ItemProcessor: Sendable {
 
     /// Processes one file synchronously (blocking: libvips does the work on this thread and its own).
     /// The bytes say which path it takes: ``ImagePath`` or ``MediaPath``.
+    /// A profile with ``Profile/problems`` fails the item with `invalid_profile` before any
+    /// value of it is used.
     public func process(_ input: InputFile) -> Item {
+        let problems = profile.problems
+        guard problems.isEmpty else {
+            return .failed(source: input.source, error: ItemError(.invalidProfile, "the profile is not usable: " + problems.joined(separator: "; ")))
+        }
         let run = ItemRun(input: input, profile: profile, options: options)
         #if DEBUG
         TestHooks.beforeItem(input.source)

@@ -24,7 +24,7 @@ final class ItemRun {
         self.profile = profile
         self.options = options
         self.timeoutSeconds = profile.limits.timeoutSeconds
-        self.deadline = .now + .milliseconds(Int(profile.limits.timeoutSeconds * 1000))
+        self.deadline = .now + Profile.duration(seconds: profile.limits.timeoutSeconds)
     }
 
     /// The manifest's description of the input.
@@ -55,7 +55,7 @@ final class ItemRun {
     /// one, the item's time is `limits.mediaTimeoutSeconds` from now.
     func useMediaTimeLimit() {
         timeoutSeconds = profile.limits.mediaTimeoutSeconds
-        deadline = .now + .milliseconds(Int(profile.limits.mediaTimeoutSeconds * 1000))
+        deadline = .now + Profile.duration(seconds: profile.limits.mediaTimeoutSeconds)
     }
 
     /// Runs one stage after checking that the item's time has not run out.

@@ -50,7 +50,7 @@ public actor ItemProcessPool {
     /// so only work that ignores them meets it.
     public static func hardDeadline(for profile: Profile) -> Duration {
         let limit = max(profile.limits.timeoutSeconds, profile.limits.mediaTimeoutSeconds)
-        return .milliseconds(Int64((limit * 1.25 + 5) * 1000))
+        return Profile.duration(seconds: limit * 1.25 + 5)
     }
 
     /// Processes one file in a child process: the item it made, or a failed item saying how the
