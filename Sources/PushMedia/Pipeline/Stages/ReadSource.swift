@@ -16,7 +16,7 @@ struct Source {
         let input = run.input
         if let error = InputFile.specialFileError(at: input.path, source: input.source) { throw error }
         guard let handle = FileHandle(forReadingAtPath: input.path) else {
-            throw ItemError(.unreadableInput, "cannot open \(input.source): \(describeOpenFailure(input.path))")
+            throw ItemError(.unreadableInput, "cannot open \(input.source): \(InputFile.describeOpenFailure(Array(input.path.utf8)))")
         }
         defer { try? handle.close() }
         var info = stat()
@@ -56,12 +56,5 @@ struct Source {
 
     private static func hexPreview(_ bytes: [UInt8]) -> String {
         bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
-    }
-
-    private static func describeOpenFailure(_ path: String) -> String {
-        var info = stat()
-        if lstat(path, &info) != 0 { return String(cString: strerror(errno)) }
-        if info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) != 0 { return "broken symbolic link" }
-        return access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "unknown error"
     }
 }
