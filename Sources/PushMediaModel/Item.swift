@@ -3,7 +3,11 @@ import Foundation
 /// One input file and what became of it.
 public struct Item: Codable, Sendable, Equatable {
     /// Path relative to the input folder, with `/` separators (or the URL, for URL sources).
+    /// A path that is not valid UTF-8 is percent-escaped, and ``sourceEncoding`` says so.
     public var source: String
+    /// Absent when ``source`` is the path itself; `percent` when the path's bytes are not valid
+    /// UTF-8 and ``source`` is their escaped text (``EscapedPath``).
+    public var sourceEncoding: SourceEncoding?
     /// SHA-256 of the input bytes, lowercase hex. Absent when the file could not be read.
     public var sourceSHA256: String?
     /// Size of the input in bytes, when it could be read.
@@ -25,6 +29,7 @@ public struct Item: Codable, Sendable, Equatable {
 
     public init(
         source: String,
+        sourceEncoding: SourceEncoding? = nil,
         sourceSHA256: String? = nil,
         sourceBytes: Int? = nil,
         kind: MediaKind,
@@ -36,6 +41,7 @@ public struct Item: Codable, Sendable, Equatable {
         delivery: NotificationDelivery? = nil
     ) {
         self.source = source
+        self.sourceEncoding = sourceEncoding
         self.sourceSHA256 = sourceSHA256
         self.sourceBytes = sourceBytes
         self.kind = kind
@@ -50,6 +56,7 @@ public struct Item: Codable, Sendable, Equatable {
     /// A failed item: no attachments, an error code and message.
     public static func failed(
         source: String,
+        sourceEncoding: SourceEncoding? = nil,
         kind: MediaKind = .unknown,
         error: ItemError,
         sourceSHA256: String? = nil,
@@ -57,8 +64,17 @@ public struct Item: Codable, Sendable, Equatable {
         probe: Probe? = nil
     ) -> Item {
         Item(
-            source: source, sourceSHA256: sourceSHA256, sourceBytes: sourceBytes, kind: kind,
+            source: source, sourceEncoding: sourceEncoding, sourceSHA256: sourceSHA256, sourceBytes: sourceBytes, kind: kind,
             status: .failed, error: error, probe: probe)
+    }
+
+    /// ``source`` and ``sourceEncoding`` together: the path's bytes as text.
+    public var sourcePath: EscapedPath {
+        get { EscapedPath(text: source, encoding: sourceEncoding) }
+        set {
+            source = newValue.text
+            sourceEncoding = newValue.encoding
+        }
     }
 
     /// The first attachment with a role.

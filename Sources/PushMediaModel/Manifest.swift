@@ -27,7 +27,8 @@ public struct Manifest: Codable, Sendable, Equatable {
         self.generator = generator
         self.generatedAt = Manifest.timestamp(generatedAt)
         self.profile = profile
-        let sorted = items.sorted { $0.source < $1.source }
+        // (A UTF-8 name and an escaped one may read the same: the UTF-8 one first.)
+        let sorted = items.sorted { ($0.source, $0.sourceEncoding != nil ? 1 : 0) < ($1.source, $1.sourceEncoding != nil ? 1 : 0) }
         self.items = sorted
         self.summary = Summary(items: sorted)
     }

@@ -52,7 +52,10 @@ struct DeliveryTarget: Equatable {
 public struct PreviewSummary: Sendable, Equatable {
     /// One item's download estimate.
     public struct ItemEstimate: Sendable, Equatable {
+        /// The item's position in the manifest.
+        public var item: Int
         public var source: String
+        public var sourceEncoding: SourceEncoding?
         public var bytes: Int
         public var seconds: Double
         /// True when ``seconds`` exceeds the extension's 30 s.
@@ -97,10 +100,10 @@ public struct PreviewSummary: Sendable, Equatable {
         filesToHost = files.count
         bytesToHost = files.values.reduce(0, +)
         self.largest = largest
-        estimates = manifest.items.filter { !$0.attachments.isEmpty }.map { item in
+        estimates = manifest.items.enumerated().filter { !$0.element.attachments.isEmpty }.map { index, item in
             let bytes = item.attachments.reduce(0) { $0 + $1.bytes }
             return ItemEstimate(
-                source: item.source, bytes: bytes,
+                item: index, source: item.source, sourceEncoding: item.sourceEncoding, bytes: bytes,
                 seconds: DownloadEstimate.seconds(bytes: bytes, bitsPerSecond: bitsPerSecond))
         }
     }

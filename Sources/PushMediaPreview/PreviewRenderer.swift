@@ -63,11 +63,10 @@ public struct PreviewRenderer: Sendable {
         let prefix = RelativePath.from(pageDirectory, to: manifestDirectory)
         let target = DeliveryTarget(manifest.profile.delivery, bitsPerSecond: bitsPerSecond)
         let summary = PreviewSummary(manifest, bitsPerSecond: target.bitsPerSecond)
-        // Anchors by position: stable, and free of anything from the manifest.
+        // Anchors by position: stable, and free of anything from the manifest (two items may
+        // read the same: a UTF-8 name and an escaped one).
         func anchor(_ index: Int) -> String { "item-\(index + 1)" }
-        let anchors = Dictionary(
-            manifest.items.enumerated().map { ($0.element.source, anchor($0.offset)) },
-            uniquingKeysWith: { first, _ in first })
+        let anchors = manifest.items.indices.map(anchor)
 
         let failed = manifest.items.enumerated().filter { $0.element.status == .failed }
         let processed = manifest.items.enumerated().filter { $0.element.status == .ok }
@@ -102,7 +101,7 @@ public struct PreviewRenderer: Sendable {
 
     // MARK: - Summary
 
-    func estimates(_ summary: PreviewSummary, target: DeliveryTarget, anchors: [String: String]) -> HTML {
+    func estimates(_ summary: PreviewSummary, target: DeliveryTarget, anchors: [String]) -> HTML {
         guard !summary.estimates.isEmpty else {
             return PreviewTemplate.note.fill(["text": "No attachments to download."])
         }
@@ -111,8 +110,9 @@ public struct PreviewRenderer: Sendable {
             return PreviewTemplate.estimateRow.fill([
                 "state": .attribute(state),
                 "secondsRaw": .number(estimate.seconds),
-                "anchor": .attribute(anchors[estimate.source] ?? ""),
+                "anchor": .attribute(anchors.indices.contains(estimate.item) ? anchors[estimate.item] : ""),
                 "source": .text(estimate.source),
+                "encoding": .html(encodingNote(estimate.sourceEncoding)),
                 "bytes": .text(Format.bytes(estimate.bytes)),
                 "bar": .html(bar(
                     percent: Format.percent(estimate.seconds, of: target.seconds), state: state,
@@ -134,6 +134,7 @@ public struct PreviewRenderer: Sendable {
                     "anchor": .attribute(anchor),
                     "sourceAttr": .attribute(item.source),
                     "source": .text(item.source),
+                    "encoding": .html(encodingNote(item.sourceEncoding)),
                     "kind": .text(item.kind.rawValue),
                     "code": .text(item.error?.code.rawValue ?? "unknown"),
                     "message": .text(item.error?.message ?? "no error recorded"),
@@ -167,6 +168,7 @@ public struct PreviewRenderer: Sendable {
             "anchor": .attribute(anchor),
             "sourceAttr": .attribute(item.source),
             "source": .text(item.source),
+            "encoding": .html(encodingNote(item.sourceEncoding)),
             "kind": .text(kindLabel(item)),
             "probe": .text(probeLine(item)),
             "collapsed": .html(collapsed(item, prefix: prefix)),
@@ -176,6 +178,11 @@ public struct PreviewRenderer: Sendable {
             "download": .html(download),
             "warnings": .html(warnings),
         ])
+    }
+
+    /// After a source that is escaped (its name is not valid UTF-8): a note that says so.
+    func encodingNote(_ encoding: SourceEncoding?) -> HTML {
+        encoding == nil ? .empty : PreviewTemplate.encodedSource.fill([:])
     }
 
     func kindLabel(_ item: Item) -> String {

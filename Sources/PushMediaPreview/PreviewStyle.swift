@@ -60,6 +60,7 @@ enum PreviewStyle {
         .item { padding: 18px 22px 20px; }
         .item-head { display: flex; align-items: baseline; gap: 10px; flex-wrap: wrap; margin-bottom: 14px; }
         .item-head .source { overflow-wrap: anywhere; }
+        .encoded { font-size: 11px; font-weight: 400; color: var(--ink2); border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; margin-left: 6px; text-decoration: none; white-space: nowrap; }
         .badge { font-size: 11px; font-weight: 600; text-transform: uppercase; letter-spacing: .04em; color: var(--accent); background: #e8f2ff; padding: 2px 8px; border-radius: 10px; }
         .probe { color: var(--ink2); font-size: 12px; }
         .item-body { display: grid; grid-template-columns: minmax(300px, 1fr) minmax(300px, 1fr) minmax(280px, 1fr); gap: 20px; align-items: start; }

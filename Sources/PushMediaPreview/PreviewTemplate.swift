@@ -71,7 +71,7 @@ enum PreviewTemplate {
     /// One row of the download-time table.
     static let estimateRow = Template(
         #"""
-              <tr class="estimate {{state}}" data-seconds="{{secondsRaw}}"><th scope="row"><a href="#{{anchor}}">{{source}}</a></th><td class="num">{{bytes}}</td><td class="barcell">{{bar}}</td><td class="num">{{seconds}}</td></tr>
+              <tr class="estimate {{state}}" data-seconds="{{secondsRaw}}"><th scope="row"><a href="#{{anchor}}">{{source}}</a>{{encoding}}</th><td class="num">{{bytes}}</td><td class="barcell">{{bar}}</td><td class="num">{{seconds}}</td></tr>
         """#)
 
     /// The failures section, above the items.
@@ -91,7 +91,7 @@ enum PreviewTemplate {
     /// One failed item.
     static let failureRow = Template(
         #"""
-              <tr class="failure" id="{{anchor}}" data-source="{{sourceAttr}}"><th scope="row" class="source">{{source}}</th><td>{{kind}}</td><td><code class="code">{{code}}</code></td><td class="message">{{message}}</td></tr>
+              <tr class="failure" id="{{anchor}}" data-source="{{sourceAttr}}"><th scope="row" class="source">{{source}}{{encoding}}</th><td>{{kind}}</td><td><code class="code">{{code}}</code></td><td class="message">{{message}}</td></tr>
         """#)
 
     /// One item that was processed: collapsed and expanded notification, sizes, warnings.
@@ -99,7 +99,7 @@ enum PreviewTemplate {
         #"""
         <article class="item" id="{{anchor}}" data-source="{{sourceAttr}}">
           <header class="item-head">
-            <h2 class="source">{{source}}</h2>
+            <h2 class="source">{{source}}{{encoding}}</h2>
             <span class="badge">{{kind}}</span>
             <span class="probe">{{probe}}</span>
           </header>
@@ -261,6 +261,12 @@ enum PreviewTemplate {
         """#)
 
     /// An empty-state line inside a section.
+    /// After a source whose name is not valid UTF-8 (shown percent-escaped), saying so.
+    static let encodedSource = Template(
+        #"""
+         <abbr class="encoded" title="The file's name is not valid UTF-8: each byte that is not is shown as %XX, and % itself as %25 (sourceEncoding: percent)">not UTF-8</abbr>
+        """#)
+
     static let note = Template(
         #"""
               <p class="note">{{text}}</p>
@@ -274,6 +280,6 @@ enum PreviewTemplate {
         "thumbClip": thumbClip, "thumbPlaceholder": thumbPlaceholder,
         "compare": compare, "longLook": longLook, "mediaImage": mediaImage, "mediaVideo": mediaVideo,
         "posterAttribute": posterAttribute, "mediaAudio": mediaAudio, "sizeRow": sizeRow, "bar": bar,
-        "download": download, "warnings": warnings, "warning": warning, "note": note,
+        "download": download, "warnings": warnings, "warning": warning, "note": note, "encodedSource": encodedSource,
     ]
 }

@@ -25,8 +25,11 @@ public enum BatchEvent: Sendable, Equatable {
 public struct ItemEvent: Codable, Sendable, Equatable {
     /// Always `item`.
     public var event = "item"
-    /// The file's path relative to the input folder, as in the manifest.
+    /// The file's path relative to the input folder, as in the manifest: percent-escaped when
+    /// it is not valid UTF-8, and ``sourceEncoding`` then says so.
     public var source: String
+    /// As in the manifest: absent when ``source`` is the path itself, `percent` when escaped.
+    public var sourceEncoding: SourceEncoding?
     public var status: Item.Status
     /// The error code of a failed item.
     public var code: ErrorCode?
@@ -58,6 +61,7 @@ public struct ItemEvent: Codable, Sendable, Equatable {
 
     public init(item: Item, ms: Int, attempt: Int, done: Int, total: Int, resumed: Bool) {
         source = item.source
+        sourceEncoding = item.sourceEncoding
         status = item.status
         code = item.error?.code
         message = item.error?.message

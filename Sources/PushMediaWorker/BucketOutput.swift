@@ -50,7 +50,7 @@ public struct BucketOutput: Sendable {
                     contentType: attachment.mimeType, cacheControl: S3Client.immutableCacheControl)
             } catch {
                 return .failed(
-                    source: item.source, kind: item.kind,
+                    source: item.source, sourceEncoding: item.sourceEncoding, kind: item.kind,
                     error: ItemError(.storeFailed, "could not store \(attachment.file) in \(location): \(error)"),
                     sourceSHA256: item.sourceSHA256, sourceBytes: item.sourceBytes, probe: item.probe)
             }

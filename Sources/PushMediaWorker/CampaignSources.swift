@@ -4,7 +4,8 @@ import PushMediaModel
 import PushMediaQueue
 
 /// What `enqueue` puts on the queue: URLs as they are, files and folders (walked recursively,
-/// hidden files skipped) as paths relative to the input root, which they must be under.
+/// hidden files skipped) as paths relative to the input root, which they must be under. A file
+/// in a folder whose name is not valid UTF-8 is enqueued escaped (``EscapedPath/jobSource``).
 public enum CampaignSources {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -34,7 +35,12 @@ public enum CampaignSources {
             }
             if isDirectory.boolValue {
                 let files = try InputScanner.files(in: url, excluding: excluding)
-                sources += files.map { relative.isEmpty ? $0.source : relative + "/" + $0.source }
+                for file in files {
+                    guard let source = EscapedPath(text: relative).appending(file.escapedSource) else {
+                        throw Failure(description: "\(file.source) cannot be named")
+                    }
+                    sources.append(source.jobSource)
+                }
             } else {
                 sources.append(relative)
             }
@@ -45,8 +51,10 @@ public enum CampaignSources {
 
     /// `path` relative to `root` ("" for the root itself), or nil when it is outside.
     static func relativePath(_ path: String, under root: String) -> String? {
-        if path == root { return "" }
+        if path.utf8.elementsEqual(root.utf8) { return "" }
+        // By bytes, as SourceLocation does (a name may begin with a combining mark).
         let prefix = root.hasSuffix("/") ? root : root + "/"
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : nil
+        guard path.utf8.starts(with: prefix.utf8) else { return nil }
+        return String(decoding: path.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
     }
 }

@@ -11,7 +11,7 @@ public enum ManifestAssembler {
     public static func items(from jobs: [Job], baseURL: String?) -> [Item] {
         jobs.map { job in
             var item = job.result.flatMap { try? Item.decode(from: $0) } ?? placeholder(for: job)
-            item.source = job.source
+            item.sourcePath = EscapedPath(jobSource: job.source)
             for index in item.attachments.indices {
                 item.attachments[index].url = baseURL.map { OutputStore.url(base: $0, file: item.attachments[index].file) }
             }
@@ -27,17 +27,17 @@ public enum ManifestAssembler {
             // A lease that expired or a run that ended while holding the job: the process working
             // on it died (a crash, a kill, out of memory) or stopped answering, on every attempt.
             if [JobStateMachine.leaseExpiredCode, JobStateMachine.ownerGoneCode].contains(job.lastError?.code) {
-                return .failed(source: job.source, error: ItemError(
+                return .failed(EscapedPath(jobSource: job.source), error: ItemError(
                     .workerCrashed, "the process working on it ended without a result on all \(job.attempts) attempts; last: \(message)"))
             }
             let code = job.lastError.map { ErrorCode($0.code) } ?? .internalError
-            return .failed(source: job.source, error: ItemError(code, "\(message) (gave up after \(job.attempts) attempts)"))
+            return .failed(EscapedPath(jobSource: job.source), error: ItemError(code, "\(message) (gave up after \(job.attempts) attempts)"))
         case .succeeded, .failed:
-            return .failed(source: job.source, error: ItemError(.internalError, "the job finished without a readable result"))
+            return .failed(EscapedPath(jobSource: job.source), error: ItemError(.internalError, "the job finished without a readable result"))
         default:
             let detail = job.lastError.map { "; last error: \($0.code): \($0.message)" } ?? ""
             return .failed(
-                source: job.source,
+                EscapedPath(jobSource: job.source),
                 error: ItemError(.notProcessed, "the job is \(job.state.rawValue) (attempt \(job.attempts) of \(job.maxAttempts))\(detail)"))
         }
     }

@@ -75,16 +75,18 @@ public struct MediaJobHandler: Sendable {
 
     /// The item for a job (never throws for bad input: that becomes a failed item).
     func item(for job: Job) async throws -> Item {
+        // A source that is not UTF-8 is escaped in the job (EscapedPath.jobSource).
+        let source = EscapedPath(jobSource: job.source)
         let profile: Profile
         do {
             profile = try ProfileKey.decode(job.profile)
         } catch {
             // Permanent (not a transient code): every attempt would meet the same profile.
-            return .failed(source: job.source, error: ItemError(.invalidProfile, "\(error)"))
+            return .failed(source, error: ItemError(.invalidProfile, "\(error)"))
         }
-        if SourceLocation.isURL(job.source) {
+        if source.isUTF8, SourceLocation.isURL(job.source) {
             guard let fetcher else {
-                return .failed(source: job.source, error: ItemError(.sourceForbidden, "this worker does not download URL sources"))
+                return .failed(source, error: ItemError(.sourceForbidden, "this worker does not download URL sources"))
             }
             let fetched: FetchedSource
             do {
@@ -93,28 +95,30 @@ public struct MediaJobHandler: Sendable {
                 if !error.isPermanent { throw MediaJobError(code: ErrorCode(error.code), message: error.message, isPermanent: false) }
                 // A download that cannot succeed is not retried: its code says so.
                 let code = error.kind == .downloadFailed ? ErrorCode.sourceUnavailable : ErrorCode(error.code)
-                return .failed(source: job.source, error: ItemError(code, error.message))
+                return .failed(source, error: ItemError(code, error.message))
             }
             defer { try? fetched.removeFile() }
-            return try await process(path: fetched.fileURL.path, job: job, profile: profile)
+            return try await process(path: EscapedPath(text: fetched.fileURL.path), source: source, job: job, profile: profile)
         }
-        switch SourceLocation.resolve(job.source, root: root) {
+        switch SourceLocation.resolve(source, root: root) {
         case .failure(let error):
-            return .failed(source: job.source, error: error)
+            return .failed(source, error: error)
         case .success(let path):
-            return try await process(path: path, job: job, profile: profile)
+            return try await process(path: path, source: source, job: job, profile: profile)
         }
     }
 
-    private func process(path: String, job: Job, profile: Profile) async throws -> Item {
-        if let error = InputFile.specialFileError(at: path, source: job.source) { return .failed(source: job.source, error: error) }
+    private func process(path: EscapedPath, source: EscapedPath, job: Job, profile: Profile) async throws -> Item {
+        var input = InputFile(path: path, source: source)
+        if let error = input.specialFileError() { return .failed(source, error: error) }
         // Identical bytes under the same profile were processed before: reuse their item when
-        // its files are still in the output folder (or bucket).
-        let hash = try? ContentHash.sha256(ofFileAt: URL(fileURLWithPath: path)).sha256
+        // its files are still in the output folder (or bucket). (A path that is not UTF-8 is
+        // opened by its bytes to be hashed; the item opens it again where it is processed.)
+        let hash = try? OpenedInput(input).hashed()
         if let hash, let cached = try await queue.cachedResult(contentSHA256: hash, profile: job.profile),
             var item = try? Item.decode(from: cached), await outputsExist(item.attachments)
         {
-            item.source = job.source
+            item.sourcePath = source
             logger.debug("reused a cached result", metadata: ["job_id": "\(job.id)", "sha256": "\(hash)"])
             return item
         }
@@ -128,19 +132,35 @@ public struct MediaJobHandler: Sendable {
             throw error
         }
         defer { if bucket != nil { try? FileManager.default.removeItem(at: folder) } }
-        let input = InputFile(path: path, source: job.source, sha256: hash)
+        input.sha256 = hash
         var item: Item
         if let isolation {
             item = await isolation.process(input, profile: profile, outputDirectory: folder)
         } else {
             let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder), logger: logger)
-            item = await BlockingWork.run { processor.process(input) }
+            let work = input
+            item = await BlockingWork.run { processor.process(work) }
         }
         if let bucket { item = await bucket.store(item, from: folder) }
         if let hash, item.status == .ok || !MediaJobError.transientCodes.contains(item.error?.code ?? .internalError) {
             try? await queue.storeCachedResult(try item.jsonData(), contentSHA256: hash, profile: job.profile)
         }
         return item
+    }
+}
+
+extension OpenedInput {
+    /// The SHA-256 of the file (closed afterwards).
+    fileprivate func hashed() throws -> String {
+        defer { close() }
+        return try ContentHash.sha256(ofFileAt: URL(fileURLWithPath: input.path)).sha256
+    }
+}
+
+extension Item {
+    /// A failed item of a job's source (escaped or not).
+    static func failed(_ source: EscapedPath, error: ItemError) -> Item {
+        .failed(source: source.text, sourceEncoding: source.encoding, error: error)
     }
 }
 

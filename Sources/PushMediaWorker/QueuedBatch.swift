@@ -153,17 +153,16 @@ public struct QueuedBatch: Sendable {
         }
         // A file replaced since its job finished is processed again.
         let stale = earlier.filter { job in
-            guard job.state.isTerminal, job.profile == profileKey else { return false }
-            let path = inputDirectory.appendingPathComponent(job.source).path
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return false }
-            return Self.sourceChanged(
-                job: job, size: (attributes[.size] as? NSNumber)?.intValue, modified: attributes[.modificationDate] as? Date)
+            guard job.state.isTerminal, job.profile == profileKey, let (size, modified) = attributes(ofJobSource: job.source)
+            else { return false }
+            return Self.sourceChanged(job: job, size: size, modified: modified)
         }
         if !stale.isEmpty { _ = try await queue.requeue(jobIDs: stale.map(\.id), reason: "the source changed after the job finished") }
 
-        let sources = Set(inputs.map(\.source))
+        // A name that is not UTF-8 is escaped in its job's source (EscapedPath.jobSource).
+        let sources = Set(inputs.map(\.jobSource))
         let jobs = try await queue.enqueue(
-            inputs.map { NewJob(campaign: campaign, source: $0.source, profile: profileKey, maxAttempts: 3) })
+            inputs.map { NewJob(campaign: campaign, source: $0.jobSource, profile: profileKey, maxAttempts: 3) })
         let total = jobs.count
         let progress = ItemProgress(onEvent: onEvent)
         let staleIDs = Set(stale.map(\.id))
@@ -199,6 +198,18 @@ public struct QueuedBatch: Sendable {
 
         let finished = try await queue.jobs(campaign: campaign).filter { sources.contains($0.source) && $0.profile == profileKey }
         return ManifestAssembler.manifest(from: finished, baseURL: baseURL)
+    }
+
+    /// The size and modification time of a job's source file under the input folder (by its
+    /// path's bytes, `lstat`: the link itself for a symbolic link); nil when it cannot be examined.
+    private func attributes(ofJobSource source: String) -> (size: Int, modified: Date)? {
+        guard let relative = EscapedPath(jobSource: source).bytes else { return nil }
+        let path = Array(inputDirectory.path.utf8) + [UInt8(ascii: "/")] + relative
+        var info = stat()
+        guard lstat(path.map { CChar(bitPattern: $0) } + [0], &info) == 0 else { return nil }
+        let modified = Date(
+            timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1_000_000_000)
+        return (Int(info.st_size), modified)
     }
 
     /// Whether a finished job's source file changed since: modified after the job finished, or,

@@ -37,16 +37,25 @@ public struct ItemProcessor: Sendable {
     /// Processes one file synchronously (blocking: libvips does the work on this thread and its own).
     /// The bytes say which path it takes: ``ImagePath`` or ``MediaPath``.
     /// A profile with ``Profile/problems`` fails the item with `invalid_profile` before any
-    /// value of it is used.
+    /// value of it is used. A path that is not valid UTF-8 (``InputFile/pathEncoding``) is opened
+    /// by its bytes for the item's duration, and the stages read `/proc/self/fd/N` (``OpenedInput``).
     public func process(_ input: InputFile) -> Item {
         let problems = profile.problems
         guard problems.isEmpty else {
             return .failed(source: input.source, error: ItemError(.invalidProfile, "the profile is not usable: " + problems.joined(separator: "; ")))
         }
-        let run = ItemRun(input: input, profile: profile, options: options)
         #if DEBUG
         TestHooks.beforeItem(input.source)
         #endif
+        let opened: OpenedInput
+        do {
+            opened = try OpenedInput(input)
+        } catch {
+            let run = ItemRun(input: input, profile: profile, options: options)
+            return item(run, status: .failed, error: error as? ItemError ?? ItemError(.unreadableInput, "\(error)"))
+        }
+        defer { opened.close() }
+        let run = ItemRun(input: opened.input, profile: profile, options: options)
         do {
             try Vips.start()
             let source = try run.stage("read") { try Source.read(run) }
@@ -68,7 +77,7 @@ public struct ItemProcessor: Sendable {
     private func item(_ run: ItemRun, status: Item.Status, error: ItemError? = nil, attachments: [Attachment] = []) -> Item {
         let facts = run.facts
         return Item(
-            source: run.input.source, sourceSHA256: facts.sourceSHA256, sourceBytes: facts.sourceBytes, kind: facts.kind,
+            source: run.input.source, sourceEncoding: run.input.sourceEncoding, sourceSHA256: facts.sourceSHA256, sourceBytes: facts.sourceBytes, kind: facts.kind,
             status: status, error: error, probe: facts.probe, attachments: attachments, warnings: run.warnings,
             delivery: NotificationDelivery(attachments: attachments, target: run.profile.delivery))
     }

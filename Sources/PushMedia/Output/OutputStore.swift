@@ -53,13 +53,30 @@ public struct OutputStore: Sendable {
         }
         let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
         do {
-            try FileManager.default.copyItem(at: source, to: temporary)
+            try Self.copyContents(of: source, to: temporary)
             guard rename(temporary.path, target.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
         return stored
+    }
+
+    /// Copies the bytes of `source` into a new file `target`. Not `FileManager.copyItem`, which
+    /// copies a symbolic link as a link: a kept original read through `/proc/self/fd/N` (a name
+    /// that is not UTF-8, ``OpenedInput``) is one, and would leave a link to the input in the
+    /// output folder instead of the file.
+    static func copyContents(of source: URL, to target: URL) throws {
+        let input = try FileHandle(forReadingFrom: source)
+        defer { try? input.close() }
+        guard FileManager.default.createFile(atPath: target.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
+        }
+        let output = try FileHandle(forWritingTo: target)
+        defer { try? output.close() }
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try output.write(contentsOf: chunk)
+        }
     }
 
     /// Writes to a hidden temporary file in the same folder, flushes it, then renames it over

@@ -58,10 +58,9 @@ public actor ItemProcessPool {
     public func process(_ input: InputFile, profile: Profile, outputDirectory: URL) async -> Item {
         let request: Data
         do {
-            request = try JSONEncoder().encode(ItemRequest(
-                path: input.path, source: input.source, sha256: input.sha256, profile: profile, outputDirectory: outputDirectory.path))
+            request = try JSONEncoder().encode(ItemRequest(input, profile: profile, outputDirectory: outputDirectory.path))
         } catch {
-            return .failed(source: input.source, error: ItemError(.internalError, "cannot encode the item's request: \(error)"))
+            return .failed(input.escapedSource, error: ItemError(.internalError, "cannot encode the item's request: \(error)"))
         }
         let child: ItemProcess
         if let reused = idle.popLast() {
@@ -70,7 +69,7 @@ public actor ItemProcessPool {
             do {
                 child = try newChild()
             } catch {
-                return .failed(source: input.source, error: ItemError(.internalError, "cannot start an item process: \(error)"))
+                return .failed(input.escapedSource, error: ItemError(.internalError, "cannot start an item process: \(error)"))
             }
         }
         let deadline = Self.hardDeadline(for: profile)
@@ -79,10 +78,10 @@ public actor ItemProcessPool {
             idle.append(child)
             do {
                 var item = try Item.decode(from: data)
-                item.source = input.source
+                item.sourcePath = input.escapedSource
                 return item
             } catch {
-                return .failed(source: input.source, error: ItemError(.internalError, "the item process's answer cannot be read: \(error)"))
+                return .failed(input.escapedSource, error: ItemError(.internalError, "the item process's answer cannot be read: \(error)"))
             }
         case .ended(let end):
             let error = end.itemError(deadline: deadline)
@@ -90,7 +89,7 @@ public actor ItemProcessPool {
             logger.error(
                 "item process ended while working on an item; it is replaced",
                 metadata: ["source": "\(input.source)", "code": "\(error.code)", "reason": "\(end.reason)", "pid": "\(child.pid)"])
-            return .failed(source: input.source, error: error)
+            return .failed(input.escapedSource, error: error)
         }
     }
 

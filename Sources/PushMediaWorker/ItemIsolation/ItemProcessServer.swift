@@ -54,7 +54,7 @@ public enum ItemProcessServer {
                 let processor = ItemProcessor(
                     profile: request.profile, options: ProcessingOptions(outputDirectory: URL(fileURLWithPath: request.outputDirectory)),
                     logger: logger)
-                item = processor.process(InputFile(path: request.path, source: request.source, sha256: request.sha256))
+                item = processor.process(request.input)
             } catch {
                 item = .failed(source: "", error: ItemError(.internalError, "the item process could not read its request: \(error)"))
             }

@@ -1,14 +1,33 @@
 import Foundation
+import PushMedia
 import PushMediaModel
 
 /// What an item process is asked to do: one file under one profile, its outputs into a folder.
 /// The supervisor keeps everything else (the queue, the results cache, storage, the manifest).
+/// A path that is not UTF-8 travels escaped (`pathEncoding`), and the item process opens it by
+/// its bytes (``OpenedInput``): a descriptor opened here would not be the child's.
 struct ItemRequest: Codable, Sendable {
     var path: String
+    var pathEncoding: SourceEncoding?
     var source: String
+    var sourceEncoding: SourceEncoding?
     var sha256: String?
     var profile: Profile
     var outputDirectory: String
+
+    init(_ input: InputFile, profile: Profile, outputDirectory: String) {
+        path = input.path
+        pathEncoding = input.pathEncoding
+        source = input.source
+        sourceEncoding = input.sourceEncoding
+        sha256 = input.sha256
+        self.profile = profile
+        self.outputDirectory = outputDirectory
+    }
+
+    var input: InputFile {
+        InputFile(path: path, source: source, sha256: sha256, pathEncoding: pathEncoding, sourceEncoding: sourceEncoding)
+    }
 }
 
 /// Length-prefixed frames on a pipe between a supervisor and its item processes: a 4-byte

@@ -16,8 +16,7 @@ struct Source {
         let input = run.input
         if let error = InputFile.specialFileError(at: input.path, source: input.source) { throw error }
         guard let handle = FileHandle(forReadingAtPath: input.path) else {
-            let (reason, missing) = describeOpenFailure(input.path)
-            throw ItemError(missing ? .missingInput : .unreadableInput, "cannot open \(input.source): \(reason)")
+            throw InputFile.openFailure(Array(input.path.utf8), source: input.source)
         }
         defer { try? handle.close() }
         var info = stat()
@@ -57,20 +56,5 @@ struct Source {
 
     private static func hexPreview(_ bytes: [UInt8]) -> String {
         bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
-    }
-
-    /// Why `path` cannot be opened, and whether that is because it does not exist (no such
-    /// file, a symbolic link to nothing or in a loop, a path through a file): `missing_input`,
-    /// which a retry cannot fix, instead of `unreadable_input`.
-    private static func describeOpenFailure(_ path: String) -> (reason: String, missing: Bool) {
-        var info = stat()
-        if lstat(path, &info) != 0 {
-            let code = errno
-            return (String(cString: strerror(code)), code == ENOENT || code == ENOTDIR || code == ELOOP)
-        }
-        if info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) != 0 {
-            return (errno == ELOOP ? "symbolic link in a loop" : "broken symbolic link", true)
-        }
-        return (access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "unknown error", false)
     }
 }
