@@ -213,7 +213,7 @@ def wave(path: Path, w=480, h=240, frames=30, delay=70) -> None:
 
 
 def blink(path: Path, w=480, h=240, frames=24, delay=100) -> None:
-    """A badge that appears, pulses and disappears: some frames are wholly see-through."""
+    """A badge that appears, pulses and disappears: some frames are see-through but for a pixel."""
     out = []
     for i in range(frames):
         im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
@@ -223,6 +223,8 @@ def blink(path: Path, w=480, h=240, frames=24, delay=100) -> None:
             r = int(h * (0.25 + 0.04 * phase))
             d.ellipse([w / 2 - r, h / 2 - r, w / 2 + r, h / 2 + r], fill=(230, 40, 60, 255))
             d.text((w / 2 - 14, h / 2 - 6), "NEW", fill=(255, 255, 255, 255))
+        else:  # one pixel left: Pillow 9.4 writes a second GIF header for a wholly see-through frame
+            d.point((0, 0), fill=(230, 40, 60, 255))
         out.append(im)
     _save_rgba(out, [delay] * frames, path)
 
