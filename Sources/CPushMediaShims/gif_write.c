@@ -9,26 +9,36 @@
 //      written at that place stays as it is shown (written transparent). The first frame is
 //      written whole. Only the caller's rectangle, and the last frame's rectangle of changes
 //      (pixels left as shown while apart from the source are marked again), are looked at.
-//   2. A palette for the changed pixels only: their own colours when there are at most
+//   2. What must turn see-through (issue 40): a pixel whose source is see-through (alpha < 128)
+//      where something is shown cannot be drawn see-through, so the frame before is disposed:
+//      written with disposal 2 (and a transparent index, which makes decoders clear to
+//      see-through rather than to the background colour) over its own rectangle grown to hold
+//      those pixels. Its new pixels are the index for unchanged ones, so they show what they
+//      showed until the disposal. Everything the cleared rectangle must still show is marked
+//      changed and drawn again. A frame is therefore written only once the next one is known
+//      (its indices wait in `indices`); the last stays in place (disposal 1). Without such
+//      pixels (every opaque animation) frames are left in place as before, byte for byte.
+//   3. A palette for the changed pixels only: their own colours when there are at most
 //      2^bitdepth − 1 (255 at 8 bits: one index stays free for unchanged pixels), else
 //      libimagequant's. The global palette (the first frame's) is kept when it holds all of
 //      those exact colours or is within `interpalette_maxerror` of the new palette, else the
 //      previous frame's, else the new one becomes the frame's local palette. Without palette
 //      reuse (error 0), frames whose changed pixels have few colours are written exactly.
-//   3. Each changed pixel gets the nearest palette colour (RGB distance; a colour → index memo
+//   4. Each changed pixel gets the nearest palette colour (RGB distance; a colour → index memo
 //      kept across frames while the palette stays), and a pixel whose nearest colour is the one
 //      already shown is not written either.
-//   4. The frame is cut to the rectangle of written pixels and LZW-coded (gif_lzw.c).
+//   5. The frame is cut to the rectangle of written pixels and LZW-coded (gif_lzw.c).
 //
 // libvips 8.14's own saver (cgif) quantises and remaps every whole frame with libimagequant;
 // the remap was ~85 % of an animation's encode (42 ms a 960×480 frame), and most pixels of a
 // push animation do not change from frame to frame.
 //
-// A pixel cannot turn see-through once something was drawn there (frames are not disposed; as
-// with libvips' saver): it keeps what was shown. Memory: 18 bytes a pixel of one frame (4 each
-// for the frame, the colours last written, the colours shown and the changed pixels packed for
-// libimagequant; 1 each for the indices and the change marks), a 320 KB memo and the 32 KB LZW
-// table; never frames × pixels.
+// Disposal 3 (restore the canvas from before the frame) is not written: disposal 2 gives the
+// source's frames exactly, and gifsicle -O3 finds no fewer bytes on the stickers of
+// Benchmarks/gif.py (docs/benchmarks/gifs.md, issue 40). Memory: 18 bytes a pixel of one frame
+// (4 each for the frame, the colours last written, the colours shown and the changed pixels
+// packed for libimagequant; 1 each for the indices and the change marks), a 320 KB memo and the
+// 32 KB LZW table; never frames × pixels.
 #include "PushMediaShims.h"
 #include "gif_write_internal.h"
 
@@ -209,16 +219,13 @@ GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty) {
     if (emitted == 2) return 2;
     if (emitted != 0) goto failed;
     if (disposal == 2) {
+        // Everything opaque in the cleared rectangle is drawn again. The changes are looked for
+        // again over one rectangle holding both, so that every pixel inside the rectangle of
+        // changes is marked for this frame (none is left as an earlier frame marked it).
         forget_rect(w, &disposed);
-        int l2, t2, r2, b2;
+        vips_rect_unionrect(&scan, &disposed, &scan);
         VipsRect none;
-        find_changes(w, &disposed, &l2, &t2, &r2, &b2, &none); // everything opaque there is drawn
-        if (r2 >= l2) {
-            if (l2 < left) left = l2;
-            if (t2 < top) top = t2;
-            if (r2 > right) right = r2;
-            if (b2 > bottom) bottom = b2;
-        }
+        find_changes(w, &scan, &left, &top, &right, &bottom, &none);
     }
     int cw = right >= left ? right - left + 1 : 0, ch = bottom >= top ? bottom - top + 1 : 0;
     w->last_changes = (VipsRect){left, top, cw, ch};
