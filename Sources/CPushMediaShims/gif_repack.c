@@ -43,17 +43,16 @@ static bool disposed(const gifr_frame *f) { return f->has_control && f->control.
 /// failure.
 static int put_candidate(repacker *r, const gifr_frame *f, const candidate *c, gif_output *out, size_t limit) {
     int largest = 0;
-    bool used[256] = {false};
     size_t n = (size_t)c->width * (size_t)c->height;
-    for (size_t i = 0; i < n; i++) {
-        used[c->pixels[i]] = true;
+    for (size_t i = 0; i < n; i++)
         if (c->pixels[i] > largest) largest = c->pixels[i];
-    }
     const ColorMapObject *local = c->local ? c->local : f->local;
     int transparent = c->transparent;
     if (disposed(f) && transparent < 0) {
         // A frame cleared after it is shown clears to see-through only with a transparent index:
         // one its pixels do not use, inside its table (not drawn, so its colour does not matter).
+        bool used[256] = {false};
+        for (size_t i = 0; i < n; i++) used[c->pixels[i]] = true;
         int entries = (local ? local : f->colours)->ColorCount;
         for (int i = 0; transparent < 0 && i < entries; i++)
             if (!used[i]) transparent = i;

@@ -71,8 +71,11 @@ static bool put_screen(gif_writer *w) {
 /// rectangle. Outside `scan` nothing is marked, and `changed` is left as it was: the caller
 /// vouches that no pixel there changes (see gifw_write_frame). *clear gets the rectangle of the
 /// pixels that must turn see-through where something is shown (empty: right < left).
-static void find_changes(gif_writer *w, const VipsRect *scan, int *left, int *top, int *right, int *bottom,
-                         VipsRect *clear) {
+/// `alpha`: whether the frames have see-through pixels at all (a constant in each caller, so the
+/// opaque case compiles to the loop it had before clearing existed).
+static inline __attribute__((always_inline)) void find_changes_of(gif_writer *w, const VipsRect *scan, int *left,
+                                                                    int *top, int *right, int *bottom, VipsRect *clear,
+                                                                    const bool alpha) {
     const int max_squared = (int)(w->max_error * w->max_error);
     *clear = (VipsRect){0, 0, 0, 0};
     if (w->number == 0) { // the first frame is written whole
@@ -92,7 +95,7 @@ static void find_changes(gif_writer *w, const VipsRect *scan, int *left, int *to
             memcpy(&a, now, 4), memcpy(&b, then, 4);
             bool change;
             if (a == b) change = false;
-            else if (!now[3]) { // turns see-through: only a disposal can do that (gifw_write_frame)
+            else if (alpha && !now[3]) { // turns see-through: only a disposal can do that (gifw_write_frame)
                 change = false;
                 if (first_clear < 0) first_clear = x;
                 last_clear = x;
@@ -121,6 +124,12 @@ static void find_changes(gif_writer *w, const VipsRect *scan, int *left, int *to
         }
     }
     if (cr >= cl) *clear = (VipsRect){cl, ct, cr - cl + 1, cb - ct + 1};
+}
+
+static void find_changes(gif_writer *w, const VipsRect *scan, int *left, int *top, int *right, int *bottom,
+                         VipsRect *clear) {
+    if (w->bands == 4) find_changes_of(w, scan, left, top, right, bottom, clear, true);
+    else find_changes_of(w, scan, left, top, right, bottom, clear, false);
 }
 
 /// libimagequant and the change test see alpha as on or off, as the GIF shows it: `count`
