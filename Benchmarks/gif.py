@@ -139,7 +139,100 @@ def big_square(path: Path, frames: int, side=1200) -> None:
                     "-frames:v", str(frames), str(path)], check=True)
 
 
+# ---- transparency-heavy inputs (issue 40): stickers over see-through backgrounds -----------------
+
+def _save_rgba(frames: list[Image.Image], delays: list[int], path: Path, disposal=2) -> None:
+    """RGBA frames as a GIF with one transparent index; Pillow's own frame differencing, the
+    given disposal (a list: per frame)."""
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=delays, loop=0, disposal=disposal,
+                   optimize=False)
+
+
+def _gear(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float, teeth: int, angle: float, fill) -> None:
+    points = []
+    for k in range(teeth * 4):
+        a = angle + k * math.pi * 2 / (teeth * 4)
+        rr = r if (k // 2) % 2 == 0 else r * 0.78
+        points.append((cx + rr * math.cos(a), cy + rr * math.sin(a)))
+    d.polygon(points, fill=fill)
+    d.ellipse([cx - r * 0.3, cy - r * 0.3, cx + r * 0.3, cy + r * 0.3], fill=(0, 0, 0, 0))
+
+
+def gears(path: Path, w=480, h=240, frames=36, delay=60) -> None:
+    """Two gears turning on a see-through background (every frame clears what the teeth left)."""
+    out = []
+    for i in range(frames):
+        im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+        d = ImageDraw.Draw(im)
+        t = i / frames * 2 * math.pi / 4
+        _gear(d, w * 0.35, h * 0.5, h * 0.4, 12, t, (90, 110, 130, 255))
+        _gear(d, w * 0.35 + h * 0.69, h * 0.42, h * 0.3, 9, -t * 12 / 9 + 0.2, (200, 140, 40, 255))
+        out.append(im)
+    _save_rgba(out, [delay] * frames, path)
+
+
+def envelope(path: Path, w=480, h=240, frames=40, delay=50) -> None:
+    """An envelope sliding into a slot over see-through: the slot stays, the envelope moves."""
+    out = []
+    for i in range(frames):
+        im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+        d = ImageDraw.Draw(im)
+        d.rectangle([w * 0.6, h * 0.15, w * 0.64, h * 0.85], fill=(60, 60, 70, 255))  # the slot
+        x = int(w * 0.05 + (w * 0.5) * min(1, i / (frames * 0.8)))
+        ew, eh = int(w * 0.22), int(h * 0.4)
+        y = int(h * 0.3)
+        d.rectangle([x, y, x + ew, y + eh], fill=(245, 240, 225, 255), outline=(150, 120, 90, 255), width=3)
+        d.line([x, y, x + ew // 2, y + eh // 2, x + ew, y], fill=(150, 120, 90, 255), width=3)
+        if x + ew > w * 0.6:  # what went into the slot is hidden
+            d.rectangle([w * 0.6, y - 2, x + ew + 4, y + eh + 4], fill=(0, 0, 0, 0))
+            d.rectangle([w * 0.6, h * 0.15, w * 0.64, h * 0.85], fill=(60, 60, 70, 255))
+        out.append(im)
+    _save_rgba(out, [delay] * frames, path)
+
+
+def wave(path: Path, w=480, h=240, frames=30, delay=70) -> None:
+    """A hand waving over see-through: a palm and fingers swinging about the wrist."""
+    out = []
+    for i in range(frames):
+        im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+        d = ImageDraw.Draw(im)
+        a = math.sin(i / frames * 2 * math.pi) * 0.5
+        wx, wy = w * 0.5, h * 0.95
+
+        def at(dx, dy):
+            return (wx + dx * math.cos(a) - dy * math.sin(a), wy + dx * math.sin(a) + dy * math.cos(a))
+
+        skin, shade = (240, 190, 140, 255), (200, 150, 100, 255)
+        d.polygon([at(-30, 0), at(30, 0), at(40, -90), at(-40, -90)], fill=skin, outline=shade)
+        for k, dx in enumerate([-33, -12, 9, 30]):
+            top = -170 + abs(k - 1.5) * 12
+            d.polygon([at(dx - 9, -85), at(dx + 9, -85), at(dx + 8, top), at(dx - 8, top)], fill=skin, outline=shade)
+        d.polygon([at(-38, -40), at(-45, -50), at(-80, -95), at(-68, -102), at(-30, -70)], fill=skin, outline=shade)
+        out.append(im)
+    _save_rgba(out, [delay] * frames, path)
+
+
+def blink(path: Path, w=480, h=240, frames=24, delay=100) -> None:
+    """A badge that appears, pulses and disappears: some frames are see-through but for a pixel."""
+    out = []
+    for i in range(frames):
+        im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+        d = ImageDraw.Draw(im)
+        phase = i % 8
+        if phase < 5:
+            r = int(h * (0.25 + 0.04 * phase))
+            d.ellipse([w / 2 - r, h / 2 - r, w / 2 + r, h / 2 + r], fill=(230, 40, 60, 255))
+            d.text((w / 2 - 14, h / 2 - 6), "NEW", fill=(255, 255, 255, 255))
+        else:  # one pixel left: Pillow 9.4 writes a second GIF header for a wholly see-through frame
+            d.point((0, 0), fill=(230, 40, 60, 255))
+        out.append(im)
+    _save_rgba(out, [delay] * frames, path)
+
+
+TRANSPARENT_INPUTS = {"gears": gears, "envelope": envelope, "wave": wave, "blink": blink}
+
 INPUTS = {"product-badge": product_badge, "text-banner": text_banner, "screen-recording": screen_recording, "noisy": noisy}
+ALL_INPUTS = {**INPUTS, **TRANSPARENT_INPUTS}
 
 
 # ---- reading and comparing ---------------------------------------------------------------------
@@ -202,7 +295,7 @@ def main() -> None:
     if len(sys.argv) >= 3 and sys.argv[1] == "--make":
         # Fixtures for tests: --make NAME OUT [WIDTH HEIGHT FRAMES]
         sizes = [int(v) for v in sys.argv[4:7]]
-        INPUTS[sys.argv[2]](Path(sys.argv[3]), *sizes) if sys.argv[2] in INPUTS else big_square(Path(sys.argv[3]), *sizes)
+        ALL_INPUTS[sys.argv[2]](Path(sys.argv[3]), *sizes) if sys.argv[2] in ALL_INPUTS else big_square(Path(sys.argv[3]), *sizes)
         return
     parser = argparse.ArgumentParser()
     parser.add_argument("--pushmedia", default=str(ROOT / ".build" / "release" / "pushmedia"))

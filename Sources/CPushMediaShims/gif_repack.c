@@ -33,23 +33,38 @@ static int code_bits(int largest) {
     return bits < 2 ? 2 : bits;
 }
 
+/// Whether the frame is cleared to see-through after it is shown (disposal 2; gifr_read_frames
+/// takes it only with a transparent index).
+static bool disposed(const gifr_frame *f) { return f->has_control && f->control.DisposalMode == DISPOSE_BACKGROUND; }
+
 /// Appends the candidate to out: its graphics control (when the frame had one or it needs
 /// transparency), image descriptor, local table and LZW data, starting at the fewest bits that
 /// hold its largest index. 0; 1 when out would reach `limit` bytes (given up part way); -1 on
 /// failure.
 static int put_candidate(repacker *r, const gifr_frame *f, const candidate *c, gif_output *out, size_t limit) {
-    if (f->has_control || c->transparent >= 0) {
-        GraphicsControlBlock control = f->has_control ? f->control
-            : (GraphicsControlBlock){DISPOSAL_UNSPECIFIED, false, 0, NO_TRANSPARENT_COLOR};
-        if (!gifr_put_control(out, control.DisposalMode, control.UserInputFlag, control.DelayTime, c->transparent, 0xff))
-            return -1;
-    }
     int largest = 0;
     size_t n = (size_t)c->width * (size_t)c->height;
     for (size_t i = 0; i < n; i++)
         if (c->pixels[i] > largest) largest = c->pixels[i];
-    int bits = code_bits(largest);
     const ColorMapObject *local = c->local ? c->local : f->local;
+    int transparent = c->transparent;
+    if (disposed(f) && transparent < 0) {
+        // A frame cleared after it is shown clears to see-through only with a transparent index:
+        // one its pixels do not use, inside its table (not drawn, so its colour does not matter).
+        bool used[256] = {false};
+        for (size_t i = 0; i < n; i++) used[c->pixels[i]] = true;
+        int entries = (local ? local : f->colours)->ColorCount;
+        for (int i = 0; transparent < 0 && i < entries; i++)
+            if (!used[i]) transparent = i;
+        if (transparent < 0) return 1; // every index drawn: not this candidate
+    }
+    if (f->has_control || transparent >= 0) {
+        GraphicsControlBlock control = f->has_control ? f->control
+            : (GraphicsControlBlock){DISPOSAL_UNSPECIFIED, false, 0, NO_TRANSPARENT_COLOR};
+        if (!gifr_put_control(out, control.DisposalMode, control.UserInputFlag, control.DelayTime, transparent, 0xff))
+            return -1;
+    }
+    int bits = code_bits(largest);
     if (!gifr_put_descriptor(out, c->left, c->top, c->width, c->height, local ? local->BitsPerPixel : 0)) return -1;
     if (local && !gifr_append(out, local->Colors, (size_t)3 << local->BitsPerPixel)) return -1;
     if (out->length >= limit) return 1;
@@ -155,7 +170,8 @@ static int put_frame(repacker *r, const gifr_frame *f) {
     bool uses[256] = {false};
     rectangle box = draw_changes(r, f, uses);
     bool first = f->index == 0;
-    if (first) { // the first frame keeps its rectangle: outside it the canvas is background
+    if (first || disposed(f)) { // the first frame keeps its rectangle: outside it the canvas is
+                                // background; a disposed one too: the rectangle is what is cleared
         box = (rectangle){0, 0, f->width - 1, f->height - 1};
     } else if (box.x1 < 0) { // nothing changes: one pixel keeps the frame (and its delay)
         box = (rectangle){0, 0, 0, 0};
@@ -205,6 +221,9 @@ static int put_frame(repacker *r, const gifr_frame *f) {
     }
     if (status == 0 && !gifr_append(r->bytes, best.bytes, best.length)) status = -1;
     free(best.bytes);
+    if (status == 0 && disposed(f)) // cleared to see-through before the next frame is drawn
+        for (int y = 0; y < f->height; y++)
+            memset(r->canvas + (size_t)(f->top + y) * (size_t)r->width + f->left, 0, (size_t)f->width * sizeof(uint32_t));
     return status;
 }
 

@@ -9,26 +9,36 @@
 //      written at that place stays as it is shown (written transparent). The first frame is
 //      written whole. Only the caller's rectangle, and the last frame's rectangle of changes
 //      (pixels left as shown while apart from the source are marked again), are looked at.
-//   2. A palette for the changed pixels only: their own colours when there are at most
+//   2. What must turn see-through (issue 40): a pixel whose source is see-through (alpha < 128)
+//      where something is shown cannot be drawn see-through, so the frame before is disposed:
+//      written with disposal 2 (and a transparent index, which makes decoders clear to
+//      see-through rather than to the background colour) over its own rectangle grown to hold
+//      those pixels. Its new pixels are the index for unchanged ones, so they show what they
+//      showed until the disposal. Everything the cleared rectangle must still show is marked
+//      changed and drawn again. A frame is therefore written only once the next one is known
+//      (its indices wait in `indices`); the last stays in place (disposal 1). Without such
+//      pixels (every opaque animation) frames are left in place as before, byte for byte.
+//   3. A palette for the changed pixels only: their own colours when there are at most
 //      2^bitdepth − 1 (255 at 8 bits: one index stays free for unchanged pixels), else
 //      libimagequant's. The global palette (the first frame's) is kept when it holds all of
 //      those exact colours or is within `interpalette_maxerror` of the new palette, else the
 //      previous frame's, else the new one becomes the frame's local palette. Without palette
 //      reuse (error 0), frames whose changed pixels have few colours are written exactly.
-//   3. Each changed pixel gets the nearest palette colour (RGB distance; a colour → index memo
+//   4. Each changed pixel gets the nearest palette colour (RGB distance; a colour → index memo
 //      kept across frames while the palette stays), and a pixel whose nearest colour is the one
 //      already shown is not written either.
-//   4. The frame is cut to the rectangle of written pixels and LZW-coded (gif_lzw.c).
+//   5. The frame is cut to the rectangle of written pixels and LZW-coded (gif_lzw.c).
 //
 // libvips 8.14's own saver (cgif) quantises and remaps every whole frame with libimagequant;
 // the remap was ~85 % of an animation's encode (42 ms a 960×480 frame), and most pixels of a
 // push animation do not change from frame to frame.
 //
-// A pixel cannot turn see-through once something was drawn there (frames are not disposed; as
-// with libvips' saver): it keeps what was shown. Memory: 18 bytes a pixel of one frame (4 each
-// for the frame, the colours last written, the colours shown and the changed pixels packed for
-// libimagequant; 1 each for the indices and the change marks), a 320 KB memo and the 32 KB LZW
-// table; never frames × pixels.
+// Disposal 3 (restore the canvas from before the frame) is not written: disposal 2 gives the
+// source's frames exactly, and gifsicle -O3 finds no fewer bytes on the stickers of
+// Benchmarks/gif.py (docs/benchmarks/gifs.md, issue 40). Memory: 18 bytes a pixel of one frame
+// (4 each for the frame, the colours last written, the colours shown and the changed pixels
+// packed for libimagequant; 1 each for the indices and the change marks), a 320 KB memo and the
+// 32 KB LZW table; never frames × pixels.
 #include "PushMediaShims.h"
 #include "gif_write_internal.h"
 
@@ -59,27 +69,37 @@ static bool put_screen(gif_writer *w) {
 
 /// Marks the pixels the frame writes (`changed`) inside `scan` and returns their bounding
 /// rectangle. Outside `scan` nothing is marked, and `changed` is left as it was: the caller
-/// vouches that no pixel there changes (see gifw_write_frame).
-static void find_changes(gif_writer *w, const VipsRect *scan, int *left, int *top, int *right, int *bottom) {
+/// vouches that no pixel there changes (see gifw_write_frame). *clear gets the rectangle of the
+/// pixels that must turn see-through where something is shown (empty: right < left).
+/// `alpha`: whether the frames have see-through pixels at all (a constant in each caller, so the
+/// opaque case compiles to the loop it had before clearing existed).
+static inline __attribute__((always_inline)) void find_changes_of(gif_writer *w, const VipsRect *scan, int *left,
+                                                                    int *top, int *right, int *bottom, VipsRect *clear,
+                                                                    const bool alpha) {
     const int max_squared = (int)(w->max_error * w->max_error);
+    *clear = (VipsRect){0, 0, 0, 0};
     if (w->number == 0) { // the first frame is written whole
         memset(w->changed, 1, (size_t)w->width * (size_t)w->height);
         *left = 0, *top = 0, *right = w->width - 1, *bottom = w->height - 1;
         return;
     }
+    int cl = w->width, ct = w->height, cr = -1, cb = -1;
     *left = w->width, *top = w->height, *right = -1, *bottom = -1;
     for (int y = scan->top; y < VIPS_RECT_BOTTOM(scan); y++) {
         size_t base = (size_t)y * (size_t)w->width + (size_t)scan->left;
         const unsigned char *now = w->frame + base * 4, *then = w->written + base * 4;
         unsigned char *changed = w->changed + base;
-        int first = -1, last = -1;
+        int first = -1, last = -1, first_clear = -1, last_clear = -1;
         for (int x = 0; x < scan->width; x++, now += 4, then += 4) {
             uint32_t a, b;
             memcpy(&a, now, 4), memcpy(&b, then, 4);
             bool change;
             if (a == b) change = false;
-            else if (!now[3]) change = false; // cannot turn see-through: keeps what is shown
-            else if (!then[3]) change = true;
+            else if (alpha && !now[3]) { // turns see-through: only a disposal can do that (gifw_write_frame)
+                change = false;
+                if (first_clear < 0) first_clear = x;
+                last_clear = x;
+            } else if (!then[3]) change = true;
             else {
                 int dr = now[0] - then[0], dg = now[1] - then[1], db = now[2] - then[2];
                 change = dr * dr + dg * dg + db * db > max_squared;
@@ -96,7 +116,20 @@ static void find_changes(gif_writer *w, const VipsRect *scan, int *left, int *to
             if (*top > y) *top = y;
             *bottom = y;
         }
+        if (first_clear >= 0) {
+            if (scan->left + first_clear < cl) cl = scan->left + first_clear;
+            if (scan->left + last_clear > cr) cr = scan->left + last_clear;
+            if (ct > y) ct = y;
+            cb = y;
+        }
     }
+    if (cr >= cl) *clear = (VipsRect){cl, ct, cr - cl + 1, cb - ct + 1};
+}
+
+static void find_changes(gif_writer *w, const VipsRect *scan, int *left, int *top, int *right, int *bottom,
+                         VipsRect *clear) {
+    if (w->bands == 4) find_changes_of(w, scan, left, top, right, bottom, clear, true);
+    else find_changes_of(w, scan, left, top, right, bottom, clear, false);
 }
 
 /// libimagequant and the change test see alpha as on or off, as the GIF shows it: `count`
@@ -112,6 +145,62 @@ GIFR_HIDDEN void gifw_take_pixels(gif_writer *w, unsigned char *rgba, size_t cou
     if (w->bands == 4) threshold_alpha(rgba, count);
 }
 
+/// Writes the waiting frame (its indices are still in w->indices) with `disposal`: 1 leaves it
+/// in place; 2 clears its rectangle, grown to hold `clear` (its new pixels are the index for
+/// unchanged pixels, so they show what was there until the disposal), to see-through, which
+/// decoders do when the frame has a transparent index: it gets one. 0; 2 when the GIF passed
+/// give_up_bytes with frames still to write (w->gave_up); -1 on failure (no libvips error).
+static int emit_pending(gif_writer *w, int disposal, const VipsRect *clear) {
+    if (!w->pending.waiting) return 0;
+    w->pending.waiting = false;
+    int wl = w->pending.left, wt = w->pending.top, wr = w->pending.right, wb = w->pending.bottom;
+    bool transparent = w->pending.transparent;
+    if (disposal == 2) {
+        int cl = VIPS_MIN(wl, clear->left), ct = VIPS_MIN(wt, clear->top);
+        int cr = VIPS_MAX(wr, VIPS_RECT_RIGHT(clear) - 1), cb = VIPS_MAX(wb, VIPS_RECT_BOTTOM(clear) - 1);
+        for (int y = ct; y <= cb; y++) { // the rectangle's new pixels leave what is shown
+            GifPixelType *row = w->indices + (size_t)y * (size_t)w->width;
+            for (int x = cl; x <= cr; x++)
+                if (y < wt || y > wb || x < wl || x > wr) row[x] = (GifPixelType)w->pending.unchanged;
+        }
+        wl = cl, wt = ct, wr = cr, wb = cb;
+        transparent = true;
+    }
+    const gifw_palette *palette = w->pending.palette;
+    gif_output *out = &w->out;
+    if (w->emitted == 0 && !put_screen(w)) return -1;
+    if (w->frames > 1 || transparent) {
+        if (!gifr_put_control(out, disposal, false, w->pending.centiseconds, transparent ? w->pending.unchanged : -1, 0))
+            return -1;
+    }
+    bool local = palette != &w->global;
+    int bits = gifw_table_bits(palette);
+    if (!gifr_put_descriptor(out, wl, wt, wr - wl + 1, wb - wt + 1, local ? bits : 0)
+        || (local && !gifw_put_table(out, palette, bits)))
+        return -1;
+    // The code size is the frame's table's (the screen's for the global one): indices fit below it.
+    int code_bits = local ? bits : gifw_table_bits(&w->global);
+    if (gifr_lzw_write(w->lzw, out, code_bits, w->indices + (size_t)wt * (size_t)w->width + (size_t)wl, wr - wl + 1,
+                       wb - wt + 1, (size_t)w->width, SIZE_MAX) != 0
+        || out->failed)
+        return -1;
+    w->emitted += 1;
+    if (w->give_up_bytes && out->length > w->give_up_bytes && w->emitted >= 2 && w->emitted < w->frames) {
+        w->gave_up = true;
+        return 2;
+    }
+    return 0;
+}
+
+/// Sets the pixels of `rect` to nothing shown (what a disposal to see-through leaves).
+static void forget_rect(gif_writer *w, const VipsRect *rect) {
+    for (int y = rect->top; y < VIPS_RECT_BOTTOM(rect); y++) {
+        size_t base = ((size_t)y * (size_t)w->width + (size_t)rect->left) * 4;
+        memset(w->written + base, 0, (size_t)rect->width * 4);
+        memset(w->shown + base, 0, (size_t)rect->width * 4);
+    }
+}
+
 GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty) {
     // Pixels left as shown but still apart from the source (their nearest colour is the one
     // shown) are marked again: they lie in the previous frame's rectangle of changes.
@@ -119,7 +208,34 @@ GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty) {
     vips_rect_unionrect(&scan, &w->last_changes, &scan);
     vips_rect_intersectrect(&scan, &frame, &scan);
     int left, top, right, bottom;
-    find_changes(w, &scan, &left, &top, &right, &bottom);
+    VipsRect clear;
+    find_changes(w, &scan, &left, &top, &right, &bottom, &clear);
+    // Pixels that must turn see-through where something is shown: the frame before is disposed
+    // (2: its rectangle, grown to hold them, is cleared to see-through once it has been shown),
+    // and what the cleared rectangle must still show is drawn again. Every pixel shown
+    // see-through had a see-through source (alpha 0) when it was last written, and a pixel
+    // only turns see-through where the source changed, so the pixels to clear lie in `dirty`
+    // (the same for the decoder's rectangles and for whole frames).
+    int disposal = vips_rect_isempty(&clear) ? 1 : 2;
+    VipsRect disposed = {0, 0, 0, 0};
+    if (disposal == 2) {
+        int dl = VIPS_MIN(w->pending.left, clear.left), dt = VIPS_MIN(w->pending.top, clear.top);
+        int dr = VIPS_MAX(w->pending.right, VIPS_RECT_RIGHT(&clear) - 1);
+        int db = VIPS_MAX(w->pending.bottom, VIPS_RECT_BOTTOM(&clear) - 1);
+        disposed = (VipsRect){dl, dt, dr - dl + 1, db - dt + 1};
+    }
+    int emitted = emit_pending(w, disposal, &clear);
+    if (emitted == 2) return 2;
+    if (emitted != 0) goto failed;
+    if (disposal == 2) {
+        // Everything opaque in the cleared rectangle is drawn again. The changes are looked for
+        // again over one rectangle holding both, so that every pixel inside the rectangle of
+        // changes is marked for this frame (none is left as an earlier frame marked it).
+        forget_rect(w, &disposed);
+        vips_rect_unionrect(&scan, &disposed, &scan);
+        VipsRect none;
+        find_changes(w, &scan, &left, &top, &right, &bottom, &none);
+    }
     int cw = right >= left ? right - left + 1 : 0, ch = bottom >= top ? bottom - top + 1 : 0;
     w->last_changes = (VipsRect){left, top, cw, ch};
     const gifw_palette *palette = gifw_choose_palette(w, left, top, cw, ch);
@@ -169,34 +285,20 @@ GIFR_HIDDEN int gifw_write_frame(gif_writer *w, const VipsRect *dirty) {
         w->indices[0] = (GifPixelType)unchanged;
     }
 
-    gif_output *out = &w->out;
-    if (w->number == 0 && !put_screen(w)) goto failed;
     // Every frame after the first leaves unchanged pixels see-through; the first only when the
-    // image has see-through pixels. Frames are left in place (disposal 1).
-    bool transparent = w->number > 0 || palette->see_through >= 0 || see_through_pixels;
-    if (w->frames > 1 || transparent) {
-        int delay = w->delays && w->number < w->delay_count ? w->delays[w->number] : 0;
-        long centiseconds = lrint(delay / 10.0);
-        if (centiseconds < 0) centiseconds = 0;
-        if (centiseconds > 0xffff) centiseconds = 0xffff;
-        if (!gifr_put_control(out, 1, false, (int)centiseconds, transparent ? unchanged : -1, 0)) goto failed;
-    }
-    bool local = palette != &w->global;
-    int bits = gifw_table_bits(palette);
-    if (!gifr_put_descriptor(out, wl, wt, wr - wl + 1, wb - wt + 1, local ? bits : 0)
-        || (local && !gifw_put_table(out, palette, bits)))
-        goto failed;
-    // The code size is the frame's table's (the screen's for the global one): indices fit below it.
-    int code_bits = local ? bits : gifw_table_bits(&w->global);
-    if (gifr_lzw_write(w->lzw, out, code_bits, w->indices + (size_t)wt * (size_t)w->width + (size_t)wl, wr - wl + 1,
-                       wb - wt + 1, (size_t)w->width, SIZE_MAX) != 0
-        || out->failed)
-        goto failed;
+    // image has see-through pixels. The frame waits for the next one, which decides whether it
+    // stays in place (disposal 1) or is cleared (2).
+    int delay = w->delays && w->number < w->delay_count ? w->delays[w->number] : 0;
+    long centiseconds = lrint(delay / 10.0);
+    if (centiseconds < 0) centiseconds = 0;
+    if (centiseconds > 0xffff) centiseconds = 0xffff;
+    w->pending.waiting = true;
+    w->pending.left = wl, w->pending.top = wt, w->pending.right = wr, w->pending.bottom = wb;
+    w->pending.unchanged = unchanged;
+    w->pending.transparent = w->number > 0 || palette->see_through >= 0 || see_through_pixels;
+    w->pending.centiseconds = (int)centiseconds;
+    w->pending.palette = palette;
     w->number += 1;
-    if (w->give_up_bytes && out->length > w->give_up_bytes && w->number >= 2 && w->number < w->frames) {
-        w->gave_up = true;
-        return 2;
-    }
     return 0;
 
 failed:
@@ -310,7 +412,8 @@ GIFR_HIDDEN int gifw_finish(gif_writer *w, unsigned char **gif, size_t *length) 
         vips_error("gif_write", "%d of %d frames written", w->number, w->frames);
         return -1;
     }
-    if (!gifr_append_byte(&w->out, 0x3b) || w->out.failed) {
+    // The last frame stays in place.
+    if (emit_pending(w, 1, &(VipsRect){0, 0, 0, 0}) != 0 || !gifr_append_byte(&w->out, 0x3b) || w->out.failed) {
         vips_error("gif_write", "out of memory for the GIF");
         return -1;
     }

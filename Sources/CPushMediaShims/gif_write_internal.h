@@ -75,6 +75,17 @@ typedef struct {
     // The vector search (AVX2, where the processor has it): every entry at once, in lanes.
     bool vector_search;
     gifw_lanes lanes;
+    // The frame prepared last, written once the next one says how it must be disposed (its
+    // indices stay in `indices` until then).
+    struct {
+        bool waiting;
+        int left, top, right, bottom;      // its rectangle (inclusive)
+        int unchanged;                     // the index of pixels it leaves as shown
+        bool transparent;                  // whether that index is see-through
+        int centiseconds;
+        const gifw_palette *palette;
+    } pending;
+    int emitted;                           // frames written out
     // Output.
     gif_output out;
     gifr_lzw_table *lzw;

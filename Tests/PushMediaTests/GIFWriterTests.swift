@@ -191,7 +191,7 @@ struct GIFWriterTests {
         }
     }
 
-    @Test("alpha: see-through stays see-through, opaque stays opaque; a pixel turning see-through keeps what was shown (no disposal)")
+    @Test("alpha: see-through stays see-through, opaque stays opaque; a pixel turning see-through turns see-through (the frame before is disposed), and what stays is shown")
     func alpha() throws {
         // 32×16: left half see-through, right half red; frame 1 draws a blue square in the
         // left half; frame 2 makes the right half see-through.
@@ -214,8 +214,9 @@ struct GIFWriterTests {
             #expect(pixel(1, 5, 5) == [0, 0, 255, 255])
             #expect(pixel(1, 2, 2)[3] == 0 && pixel(1, 12, 12)[3] == 0)
             #expect(pixel(1, 20, 8) == [255, 0, 0, 255])
-            #expect(pixel(2, 20, 8) == [255, 0, 0, 255], "shown before, so still shown: GIF frames here are never disposed")
-            #expect(pixel(2, 5, 5) == [0, 0, 255, 255])
+            #expect(pixel(2, 20, 8)[3] == 0, "repack \(settings.repack): the right half turned see-through (issue 40)")
+            #expect(pixel(2, 5, 5) == [0, 0, 255, 255], "repack \(settings.repack): the square stays")
+            #expect(pixel(2, 2, 2)[3] == 0)
         }
     }
 
@@ -257,17 +258,17 @@ struct GIFWriterTests {
         #expect(tables.locals.allSatisfy { $0 <= 1 << bits }, "\(bits) bits: local tables \(tables.locals)")
     }
 
-    @Test("a frame's palette comes from its changed pixels only: see-through source pixels left as shown add no colour, so the global palette is kept")
+    @Test("a frame's palette comes from its changed pixels only: see-through source pixels (cleared by disposing the frame before) add no colour, so the global palette is kept")
     func paletteOfChangedPixels() throws {
-        // 4×1: A B A B, then B, (see-through: left as shown), (see-through), A: both colours are
-        // in the global palette, so the second frame needs no local table (found by review).
+        // 4×1: A B A B, then B, (see-through), (see-through), A: both colours are in the global
+        // palette, so the second frame needs no local table (found by review).
         let (a, b, clear): ([UInt8], [UInt8], [UInt8]) = ([200, 40, 40, 255], [40, 40, 200, 255], [0, 0, 0, 0])
         let frames = [a + b + a + b, b + clear + clear + a]
         for settings in Self.settings(interframeMaxError: 0) {
             let (data, gif) = try Self.written(frames, width: 4, height: 1, bands: 4, settings: settings)
             #expect(try Self.tableSizes(data).locals.allSatisfy { $0 == 0 }, "repack \(settings.repack)")
             let decoded = try Self.rgba(gif)
-            #expect(decoded[1] == b + b + a + a, "repack \(settings.repack): \(decoded[1])")
+            #expect(decoded[1] == b + clear + clear + a, "repack \(settings.repack): \(decoded[1])")
         }
     }
 

@@ -169,8 +169,9 @@ int pm_gif_load(const char *path, VipsImage **out);
 /// per frame only the pixels that moved beyond interframe_maxerror get a palette (their own
 /// colours when at most 2^bitdepth − 1, else libimagequant's), are mapped to the nearest palette
 /// colour and written; the global palette (the first frame's) or the previous frame's is kept
-/// when it holds those colours or is within interpalette_maxerror (0 when reuse is off). Reads a
-/// frame at a time. 0: *gif (free with free) holds *length bytes; 2: given up (give_up_bytes),
+/// when it holds those colours or is within interpalette_maxerror (0 when reuse is off). Where a
+/// pixel must turn see-through, the frame before is disposed (2) and what stays is drawn again,
+/// so every frame shows its source's transparency. Reads a frame at a time. 0: *gif (free with free) holds *length bytes; 2: given up (give_up_bytes),
 /// *length the bytes written; -1: a libvips error.
 int pm_gif_write(VipsImage *in, const pm_gif_settings *settings, unsigned char **gif, size_t *length);
 /// For the test of the writer's nearest-colour search: `palettes` palettes (`counts[k]` RGB
@@ -215,8 +216,9 @@ int pm_gif_proxies(const char *path, const pm_gif_cut *cut, int factor, VipsImag
 /// change what is shown, unchanged ones inside kept, transparent or the colour already shown
 /// (whichever is smallest), the global palette ordered for narrow LZW codes, and a small
 /// local colour table for a frame of few colours. Every frame shows exactly what it did.
+/// Frames disposed to see-through (2, with a transparent index) keep their rectangle.
 /// 0: *repacked (free with free) is smaller; 1: keep the input (nothing smaller, or something it
-/// does not re-pack: interlaced or disposed frames, a partial first frame, two graphics controls
+/// does not re-pack: interlaced or restored frames, disposal 2 without a transparent index, a partial first frame, two graphics controls
 /// before one image, indices outside the table, over 16 MP); -1: giflib could not read it.
 int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repacked, size_t *repacked_length);
 /// Tests: whether PushMedia's LZW encoder (gif_lzw.c) writes for `width` × `height` indices
