@@ -39,6 +39,12 @@ enum PushMediaMain {
         } catch {
             fail(error)
         }
+        // `process` and `worker` fork their item processes' fork server now, while this
+        // process has one thread (docs/security.md#crash-containment).
+        if let contained = command as? ContainedItemsCommand, let memoryLimit = contained.isolation.earlyForkServerMemoryLimit {
+            let global = contained.global
+            ItemProcessServer.forkServerEarly(memoryLimitMB: memoryLimit) { global.bootstrapLogging() }
+        }
         guard command is AsyncParsableCommand else {
             var command = command
             do {
@@ -107,6 +113,28 @@ struct ItemIsolationOptions: ParsableArguments {
         return ItemProcessPool(
             arguments: ["item-process", "--log-level", logger.logLevel.rawValue, "--memory-limit", "\(megabytes)"],
             forkServer: ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0", logger: logger)
+    }
+}
+
+/// A command whose items run in item processes (`process`, `worker`).
+protocol ContainedItemsCommand {
+    var isolation: ItemIsolationOptions { get }
+    var global: GlobalOptions { get }
+}
+
+extension ProcessCommand: ContainedItemsCommand {}
+extension WorkerCommand: ContainedItemsCommand {}
+
+extension ItemIsolationOptions {
+    /// The item memory limit for a fork server forked in `main`; nil when items run in this
+    /// process, the fork server is turned off (`PUSHMEDIA_ITEM_FORK_SERVER=0`) or the limit is
+    /// not valid (the command then says so).
+    var earlyForkServerMemoryLimit: Int? {
+        guard !inProcess, ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0",
+            let megabytes = try? Setting.int(itemMemoryLimit, Setting.itemMemoryLimit, flagName: "--item-memory-limit", default: 4096),
+            megabytes >= 0
+        else { return nil }
+        return megabytes
     }
 }
 

@@ -27,9 +27,55 @@ final class ItemForkServer: @unchecked Sendable {
         }
     }
 
-    private let process = Process()
+    /// The server: a child started anew (`pushmedia item-fork-server`), or forked from this
+    /// process before its first thread (``preforked``).
+    private enum Server {
+        case started(Process)
+        case forked(pid_t)
+    }
+
+    private let server: Server
     private var control: Int32
     private let lock = NSLock()
+
+    /// The server `process` and `worker` fork from themselves in `main`, before any thread
+    /// starts (``forkEarly(logger:memoryLimitMB:)``): no start of the binary at all. Nil when
+    /// none was forked; taken by the first pool.
+    nonisolated(unsafe) private static var early: ItemForkServer?
+    private static let earlyLock = NSLock()
+
+    /// Forks the fork server from this process: call from a synchronous `main`, before any
+    /// thread starts. Returns in this process (which keeps the server for the first
+    /// ``ItemProcessPool``); the server itself never returns from here (it exits).
+    static func forkEarly(memoryLimitMB: Int, logger makeLogger: () -> Logger) {
+        guard ProcessControl.becomeChildSubreaper(), ProcessControl.threadCount == 1 else { return }
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return }
+        let pid = fork()
+        if pid == 0 {
+            Glibc.close(pair[0])
+            exit(serve(logger: makeLogger(), memoryLimitMB: memoryLimitMB, control: pair[1]))
+        }
+        Glibc.close(pair[1])
+        guard pid > 0 else {
+            Glibc.close(pair[0])
+            return
+        }
+        earlyLock.withLock { early = ItemForkServer(forked: pid, control: pair[0]) }
+    }
+
+    /// The early server, once (nil when there is none, or it was taken).
+    static func takeEarly() -> ItemForkServer? {
+        earlyLock.withLock {
+            defer { early = nil }
+            return early
+        }
+    }
+
+    private init(forked pid: pid_t, control: Int32) {
+        server = .forked(pid)
+        self.control = control
+    }
 
     /// Starts `executable arguments` (`item-fork-server …`) with one end of a unix socket as its
     /// standard input.
@@ -39,6 +85,7 @@ final class ItemForkServer: @unchecked Sendable {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw Failure.setUp("socketpair: \(String(cString: strerror(errno)))")
         }
+        let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.standardInput = FileHandle(fileDescriptor: pair[1], closeOnDealloc: false)
@@ -52,6 +99,7 @@ final class ItemForkServer: @unchecked Sendable {
         }
         Glibc.close(pair[1])
         control = pair[0]
+        server = .started(process)
     }
 
     /// A new item process: its pid (a child of this process once adopted) and this side's ends
@@ -92,14 +140,19 @@ final class ItemForkServer: @unchecked Sendable {
             if control >= 0 { Glibc.close(control) }
             control = -1
         }
-        process.waitUntilExit()
+        switch server {
+        case .started(let process): process.waitUntilExit()
+        case .forked(let pid):
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
     }
 
     /// The server's side (`pushmedia item-fork-server`): loads libvips and the face model, then
     /// forks an item process for each request on standard input, which goes on as
     /// ``ItemProcessServer/serve(logger:memoryLimitMB:)``. Runs only single-threaded: called
     /// before Swift concurrency or Dispatch started a thread (the command's synchronous `main`).
-    static func serve(logger: Logger, memoryLimitMB: Int) -> Int32 {
+    static func serve(logger: Logger, memoryLimitMB: Int, control: Int32 = STDIN_FILENO) -> Int32 {
         // Ctrl-C reaches the whole process group: the supervisor decides when this ends.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
@@ -108,7 +161,7 @@ final class ItemForkServer: @unchecked Sendable {
             logger.error("item fork server: not single-threaded, so it cannot fork; item processes are started anew")
             return 3
         }
-        switch ProcessControl.forkServerLoop(control: STDIN_FILENO) {
+        switch ProcessControl.forkServerLoop(control: control) {
         case .itemProcess: return ItemProcessServer.serve(logger: logger, memoryLimitMB: memoryLimitMB)
         case .closed: return 0
         case .failed:

@@ -107,7 +107,8 @@ public actor ItemProcessPool {
         if !forkServerFailed {
             do {
                 if forkServer == nil {
-                    forkServer = try ItemForkServer(executable: executable, arguments: ["item-fork-server"] + arguments.dropFirst())
+                    forkServer = try ItemForkServer.takeEarly()
+                        ?? ItemForkServer(executable: executable, arguments: ["item-fork-server"] + arguments.dropFirst())
                 }
                 if let forkServer { return try ItemProcess(forkedBy: forkServer) }
             } catch {

@@ -86,6 +86,14 @@ extension ItemProcessServer {
         ItemForkServer.serve(logger: logger, memoryLimitMB: memoryLimitMB)
     }
 
+    /// Forks the fork server from this process (`process`, `worker`): call from a synchronous
+    /// `main` before any thread starts; the first ``ItemProcessPool`` uses it, so no process of
+    /// the binary is started anew. `logger` is made in the server only. Does nothing when this
+    /// process already has threads or cannot adopt orphans (the pool then starts a server).
+    public static func forkServerEarly(memoryLimitMB: Int, logger: () -> Logger) {
+        ItemForkServer.forkEarly(memoryLimitMB: memoryLimitMB, logger: logger)
+    }
+
     /// Bytes of address space this process has mapped (`VmSize` of /proc/self/status); 0 when unknown.
     static func mappedAddressSpace() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
