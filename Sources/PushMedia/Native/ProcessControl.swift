@@ -1,7 +1,7 @@
 import CPushMediaShims
 import Foundation
 
-/// The process plumbing of crash containment's fork server (process_shims.c): what Swift cannot
+/// The process plumbing of crash containment's fork server (fork_server.c): what Swift cannot
 /// call itself (`prctl`, `SCM_RIGHTS` messages, `fork` before any thread).
 public enum ProcessControl {
     /// Makes this process adopt its orphaned descendants, so the item processes the fork server

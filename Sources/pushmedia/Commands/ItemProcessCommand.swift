@@ -10,13 +10,10 @@ struct ItemProcessCommand: ParsableCommand {
         abstract: "Process items for a supervising pushmedia process (internal).",
         shouldDisplay: false)
 
-    @OptionGroup var global: GlobalOptions
-
-    @Option(name: .long, help: "Address space this process may use, in MB (0: no limit).")
-    var memoryLimit: Int = 0
+    @OptionGroup var options: ItemProcessOptions
 
     func run() throws {
-        let status = ItemProcessServer.serve(logger: global.bootstrapLogging(), memoryLimitMB: memoryLimit)
+        let status = ItemProcessServer.serve(logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -30,13 +27,18 @@ struct ItemForkServerCommand: ParsableCommand {
         abstract: "Fork item processes for a supervising pushmedia process (internal).",
         shouldDisplay: false)
 
+    @OptionGroup var options: ItemProcessOptions
+
+    func run() throws {
+        let status = ItemProcessServer.serveForks(logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit)
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// What the supervisor passes an item process, or the fork server that makes them.
+struct ItemProcessOptions: ParsableArguments {
     @OptionGroup var global: GlobalOptions
 
     @Option(name: .long, help: "Address space each item process may use, in MB (0: no limit).")
     var memoryLimit: Int = 0
-
-    func run() throws {
-        let status = ItemProcessServer.serveForks(logger: global.bootstrapLogging(), memoryLimitMB: memoryLimit)
-        if status != 0 { throw ExitCode(status) }
-    }
 }
