@@ -63,6 +63,14 @@ public protocol JobQueue: Sendable {
     /// The jobs of a campaign (with their results), ordered by source (then profile).
     func jobs(campaign: String) async throws -> [Job]
 
+    /// Up to `limit` jobs of a campaign (with their results) in the order of ``jobs(campaign:)``,
+    /// starting after `after` (from the first when nil). Use ``forEachPage(campaign:pageSize:_:)``
+    /// to read a campaign of any size in bounded memory.
+    func jobs(campaign: String, after: JobPosition?, limit: Int) async throws -> [Job]
+
+    /// How many jobs of `campaign` finished at or after `since`, and the earliest of them.
+    func finishes(campaign: String, since: Date) async throws -> RecentFinishes
+
     /// The dead jobs (of one campaign or all) with their errors, ordered by campaign and source.
     func deadJobs(campaign: String?) async throws -> [Job]
 

@@ -48,6 +48,16 @@ extension PostgresJobQueue {
                 """,
             ]
         },
+        // A campaign read a page at a time in byte order (manifest, resumes): each page is one
+        // range scan of this index instead of a sort of the whole campaign.
+        Migration(version: 2, name: "campaign order index") { names in
+            [
+                """
+                CREATE INDEX \(names.index("jobs_campaign_order")) ON \(names.jobs)
+                    (campaign, source COLLATE "C", profile COLLATE "C")
+                """
+            ]
+        },
     ]
 
     /// Applies pending migrations, each in its own transaction holding an advisory lock on this

@@ -152,6 +152,36 @@ public final class PostgresJobQueue: TransitioningJobQueue {
             """)
     }
 
+    public func jobs(campaign: String, after: JobPosition?, limit: Int) async throws -> [Job] {
+        // The index on (campaign, source COLLATE "C", profile COLLATE "C") gives both the order
+        // and the start (migration 2).
+        if let after {
+            return try await fetchJobs("""
+                SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
+                WHERE campaign = \(campaign) AND (source COLLATE "C", profile COLLATE "C") > (\(after.source), \(after.profile))
+                ORDER BY source COLLATE "C", profile COLLATE "C" LIMIT \(limit)
+                """)
+        }
+        return try await fetchJobs("""
+            SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs) WHERE campaign = \(campaign)
+            ORDER BY source COLLATE "C", profile COLLATE "C" LIMIT \(limit)
+            """)
+    }
+
+    public func finishes(campaign: String, since: Date) async throws -> RecentFinishes {
+        let names = self.names
+        return try await withConnectionRetry {
+            let rows = try await self.client.query("""
+                SELECT COUNT(*), MIN(finished_at) FROM \(unescaped: names.jobs)
+                WHERE campaign = \(campaign) AND finished_at >= \(since)
+                """, logger: self.logger)
+            for try await (count, first) in rows.decode((Int64, Date?).self) {
+                return RecentFinishes(count: Int(count), first: first)
+            }
+            return RecentFinishes(count: 0, first: nil)
+        }
+    }
+
     public func deadJobs(campaign: String?) async throws -> [Job] {
         try await fetchJobs("""
             SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)

@@ -109,6 +109,32 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
         }
     }
 
+    public func jobs(campaign: String, after: JobPosition?, limit: Int) async throws -> [Job] {
+        // The unique index on (campaign, source, profile) gives both the order and the start.
+        try await pool.read { db in
+            if let after {
+                return try Row.fetchAll(
+                    db,
+                    sql: "SELECT * FROM jobs WHERE campaign = ? AND (source, profile) > (?, ?) ORDER BY source, profile LIMIT ?",
+                    arguments: [campaign, after.source, after.profile, limit]
+                ).map(Self.decodeJob)
+            }
+            return try Row.fetchAll(
+                db, sql: "SELECT * FROM jobs WHERE campaign = ? ORDER BY source, profile LIMIT ?", arguments: [campaign, limit]
+            ).map(Self.decodeJob)
+        }
+    }
+
+    public func finishes(campaign: String, since: Date) async throws -> RecentFinishes {
+        try await pool.read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT COUNT(*) AS n, MIN(finished_at) AS first FROM jobs WHERE campaign = ? AND finished_at >= ?",
+                arguments: [campaign, since.queueMilliseconds])
+            let first: Int64? = row?["first"]
+            return RecentFinishes(count: row?["n"] ?? 0, first: first.map { Date(queueMilliseconds: $0) })
+        }
+    }
+
     public func deadJobs(campaign: String?) async throws -> [Job] {
         try await pool.read { db in
             try Row.fetchAll(

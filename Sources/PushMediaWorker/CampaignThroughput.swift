@@ -1,4 +1,5 @@
 import Foundation
+import PushMediaQueue
 
 /// How fast a campaign's jobs finish and when the rest should be done, from the times its jobs
 /// finished (pure: `pushmedia status` feeds it the queue's jobs).
@@ -17,11 +18,17 @@ public struct CampaignThroughput: Sendable, Equatable {
     public static func estimate(finishedAt: [Date], remaining: Int, now: Date, window: TimeInterval = Self.window)
         -> CampaignThroughput
     {
-        let recent = finishedAt.filter { $0 <= now && now.timeIntervalSince($0) <= window }.sorted()
+        let recent = finishedAt.filter { $0 <= now && now.timeIntervalSince($0) <= window }
+        return estimate(finishes: RecentFinishes(count: recent.count, first: recent.min()), remaining: remaining, now: now)
+    }
+
+    /// The same estimate from the queue's count of the finishes in the window
+    /// (``JobQueue/finishes(campaign:since:)`` since `now - window`): no job is read.
+    public static func estimate(finishes: RecentFinishes, remaining: Int, now: Date) -> CampaignThroughput {
         var perMinute: Double?
-        if recent.count >= 2, let first = recent.first {
+        if finishes.count >= 2, let first = finishes.first {
             let span = now.timeIntervalSince(first)
-            if span > 0 { perMinute = Double(recent.count - 1) / span * 60 }
+            if span > 0 { perMinute = Double(finishes.count - 1) / span * 60 }
         }
         if remaining <= 0 { return CampaignThroughput(perMinute: perMinute, secondsLeft: 0) }
         guard let perMinute, perMinute > 0 else { return CampaignThroughput(perMinute: perMinute, secondsLeft: nil) }

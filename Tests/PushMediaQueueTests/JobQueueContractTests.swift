@@ -388,6 +388,58 @@ struct JobQueueContractTests {
         }
     }
 
+    @Test("a campaign read page by page gives every job once, in the order of jobs(campaign:)", arguments: Backend.testable)
+    func pagedJobs(_ backend: Backend) async throws {
+        try await withFixture(backend) { fixture in
+            let queue = try await fixture.open()
+            // Byte order, not a locale's: upper case before lower, "a.jpg" before "a/b.jpg",
+            // multi-byte names after ASCII, one source under two profiles.
+            var sources = (0..<1234).map { String(format: "img%05d.jpg", ($0 * 7919) % 1234) }
+            sources += ["B.jpg", "a.jpg", "a/b.jpg", "a-b.jpg", "é.jpg", "z.jpg", "Z/ü.png"]
+            _ = try await queue.enqueue(sources.map { NewJob(campaign: "big", source: $0, profile: "p1") })
+            _ = try await queue.enqueue([NewJob(campaign: "big", source: "a.jpg", profile: "p0"), NewJob(campaign: "other", source: "a.jpg", profile: "p1")])
+
+            let all = try await queue.jobs(campaign: "big")
+            #expect(all.count == sources.count + 1)
+            let expected = all.map { [$0.source, $0.profile] }
+            #expect(expected == expected.sorted { a, b in a.lexicographicallyPrecedes(b) { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) } })
+
+            for pageSize in [1, 7, 500, 5000] {
+                var paged: [Job] = []
+                var largest = 0
+                try await queue.forEachPage(campaign: "big", pageSize: pageSize) { page in
+                    largest = max(largest, page.count)
+                    paged += page
+                }
+                #expect(paged.map(\.id) == all.map(\.id), "page size \(pageSize)")
+                #expect(largest <= pageSize)
+            }
+            // A page after the last job is empty; an unknown campaign has none.
+            #expect(try await queue.jobs(campaign: "big", after: JobPosition(after: all.last!), limit: 10).isEmpty)
+            #expect(try await queue.jobs(campaign: "none", after: nil, limit: 10).isEmpty)
+        }
+    }
+
+    @Test("recent finishes are counted by the queue", arguments: Backend.testable)
+    func recentFinishes(_ backend: Backend) async throws {
+        try await withFixture(backend) { fixture in
+            let queue = try await fixture.open()
+            _ = try await queue.enqueue((0..<5).map { NewJob(campaign: "c", source: "s\($0)", profile: "p") })
+            var finishedAt: [Date] = []
+            for job in try await queue.claim(owner: owner, leaseDuration: lease, limit: 3, campaign: "c") {
+                let done = try await queue.complete(jobID: job.id, owner: owner, result: Data(json: #"{"n":1}"#))
+                finishedAt.append(try #require(done.finishedAt))
+            }
+            // The queue's own clock (a test clock here) stamps the finishes.
+            let earliest = try #require(finishedAt.min())
+            let finishes = try await queue.finishes(campaign: "c", since: earliest.addingTimeInterval(-1))
+            #expect(finishes.count == 3)
+            #expect(abs(try #require(finishes.first).timeIntervalSince(earliest)) < 0.002)
+            #expect(try await queue.finishes(campaign: "c", since: try #require(finishedAt.max()).addingTimeInterval(1)).count == 0)
+            #expect(try await queue.finishes(campaign: "other", since: .distantPast) == RecentFinishes(count: 0, first: nil))
+        }
+    }
+
     @Test("opening the same database twice migrates once and keeps the data", arguments: Backend.testable)
     func migrationIdempotence(_ backend: Backend) async throws {
         try await withFixture(backend) { fixture in

@@ -49,6 +49,12 @@ final class FailingClaims: JobQueue, @unchecked Sendable {
     func requeue(jobIDs: [JobID], reason: String) async throws -> Int { try await inner.requeue(jobIDs: jobIDs, reason: reason) }
     func job(id: JobID) async throws -> Job? { try await inner.job(id: id) }
     func jobs(campaign: String) async throws -> [Job] { try await inner.jobs(campaign: campaign) }
+    func jobs(campaign: String, after: JobPosition?, limit: Int) async throws -> [Job] {
+        try await inner.jobs(campaign: campaign, after: after, limit: limit)
+    }
+    func finishes(campaign: String, since: Date) async throws -> RecentFinishes {
+        try await inner.finishes(campaign: campaign, since: since)
+    }
     func deadJobs(campaign: String?) async throws -> [Job] { try await inner.deadJobs(campaign: campaign) }
     func counts(campaign: String?) async throws -> JobCounts { try await inner.counts(campaign: campaign) }
     func countsByCampaign() async throws -> [CampaignJobCounts] { try await inner.countsByCampaign() }
