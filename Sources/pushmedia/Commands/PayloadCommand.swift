@@ -45,9 +45,8 @@ struct PayloadCommand: ParsableCommand {
 
 
     func run() throws {
-        let manifest = try readManifest(self.manifest)
+        let item = try Self.lookUp(item, in: manifest)
         do {
-            let item = try PayloadBuilder.item(source: item, in: manifest)
             let builder = PayloadBuilder(title: title, body: body, mode: mode, baseURL: baseURL)
             let payload = try builder.build(item, format: format)
             for warning in payload.warnings { printError("warning: \(warning)") }
@@ -57,6 +56,58 @@ struct PayloadCommand: ParsableCommand {
             printError("error: \(error.description)")
             throw ExitCode(1)
         }
+    }
+}
+
+extension PayloadCommand {
+    /// The item with source `source`. An NDJSON manifest (`manifest.ndjson`, or the one written
+    /// next to `manifest.json`) is read line by line up to the item, never whole; a JSON manifest
+    /// without one is parsed whole.
+    static func lookUp(_ source: String, in path: String) throws -> Item {
+        let url = URL(fileURLWithPath: path)
+        let lines = url.pathExtension == "ndjson" ? url : url.deletingPathExtension().appendingPathExtension("ndjson")
+        guard FileManager.default.fileExists(atPath: lines.path), url == lines || isAsNew(lines, as: url) else {
+            let manifest = try readManifest(path)
+            do {
+                return try PayloadBuilder.item(source: source, in: manifest)
+            } catch {
+                printError("error: \(error.description)")
+                throw ExitCode(1)
+            }
+        }
+        var found: Item?
+        var known: [String] = []
+        var count = 0
+        do {
+            try Manifest.forEachLine(ofNDJSON: lines) { item in
+                if item.source == source {
+                    found = item
+                    return false
+                }
+                if known.count < 10 { known.append(item.source) }
+                count += 1
+                return true
+            }
+        } catch {
+            printError("error: cannot read manifest \(lines.path): \(error)")
+            throw ExitCode(1)
+        }
+        guard let found else {
+            // The message names ten sources and the count, as for a JSON manifest.
+            let error = PayloadError.itemNotFound(source: source, known: known + Array(repeating: "", count: max(0, count - known.count)))
+            printError("error: \(error.description)")
+            throw ExitCode(1)
+        }
+        return found
+    }
+
+    /// Whether `lines` was written with or after `json` (both come from one run; an older NDJSON
+    /// file beside a newer JSON one is not trusted).
+    private static func isAsNew(_ lines: URL, as json: URL) -> Bool {
+        let attributes = { (url: URL) in (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date }
+        guard let linesDate = attributes(lines) else { return false }
+        guard let jsonDate = attributes(json) else { return true }
+        return linesDate.addingTimeInterval(1) >= jsonDate
     }
 }
 
