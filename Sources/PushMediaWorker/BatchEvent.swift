@@ -82,6 +82,8 @@ public struct BatchSummary: Codable, Sendable, Equatable {
     public var event = "summary"
     /// Path of `manifest.json`.
     public var manifest: String
+    /// Path of `manifest.ndjson` (the same items, one a line).
+    public var ndjson: String
     /// Path of `preview.html`.
     public var preview: String
     public var outputDirectory: String
@@ -93,8 +95,9 @@ public struct BatchSummary: Codable, Sendable, Equatable {
     /// Wall time of the whole run, in milliseconds.
     public var ms: Int
 
-    public init(manifest: String, preview: String, outputDirectory: String, summary: Manifest.Summary, ms: Int) {
+    public init(manifest: String, ndjson: String, preview: String, outputDirectory: String, summary: Manifest.Summary, ms: Int) {
         self.manifest = manifest
+        self.ndjson = ndjson
         self.preview = preview
         self.outputDirectory = outputDirectory
         total = summary.total

@@ -58,7 +58,14 @@ public struct BucketOutput: Sendable {
         return item
     }
 
-    /// Uploads a small document (the manifest, the preview page) under the prefix.
+    /// Uploads a document file (the manifest, a preview page) under the prefix, without reading
+    /// it whole into memory.
+    public func putFile(_ file: URL, name: String, contentType: String) async throws {
+        try await client.upload(
+            file: file, to: (location.bucket, location.key(name)), contentType: contentType, cacheControl: Self.revalidatedCacheControl)
+    }
+
+    /// Uploads a small document under the prefix.
     public func put(_ data: Data, name: String, contentType: String) async throws {
         try await client.put(
             data, bucket: location.bucket, key: location.key(name), contentType: contentType, cacheControl: Self.revalidatedCacheControl)

@@ -9,14 +9,39 @@ import PushMediaQueue
 /// Attachment URLs come from `baseURL` here, not from the worker.
 public enum ManifestAssembler {
     public static func items(from jobs: [Job], baseURL: String?) -> [Item] {
-        jobs.map { job in
-            var item = job.result.flatMap { try? Item.decode(from: $0) } ?? placeholder(for: job)
-            item.sourcePath = EscapedPath(jobSource: job.source)
-            for index in item.attachments.indices {
-                item.attachments[index].url = baseURL.map { OutputStore.url(base: $0, file: item.attachments[index].file) }
-            }
-            return item
+        jobs.map { item(from: $0, baseURL: baseURL) }
+    }
+
+    /// The manifest item of one job.
+    public static func item(from job: Job, baseURL: String?) -> Item {
+        var item = job.result.flatMap { try? Item.decode(from: $0) } ?? placeholder(for: job)
+        item.sourcePath = EscapedPath(jobSource: job.source)
+        for index in item.attachments.indices {
+            item.attachments[index].url = baseURL.map { OutputStore.url(base: $0, file: item.attachments[index].file) }
         }
+        return item
+    }
+
+    /// Streams a campaign's manifest from the queue into `writer` (and `also`, e.g. a preview),
+    /// a page of jobs at a time: memory does not grow with the campaign.
+    /// - Returns: the summary.
+    public static func write(
+        campaign: String, from queue: any JobQueue, baseURL: String?, into writer: ManifestWriter,
+        also: (Item) throws -> Void = { _ in }
+    ) async throws -> Manifest.Summary {
+        do {
+            try await queue.forEachPage(campaign: campaign) { page in
+                for job in page {
+                    let item = item(from: job, baseURL: baseURL)
+                    try writer.add(item)
+                    try also(item)
+                }
+            }
+        } catch {
+            writer.discard()
+            throw error
+        }
+        return try writer.finish()
     }
 
     /// The item of a job without a result.

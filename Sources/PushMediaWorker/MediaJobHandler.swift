@@ -27,6 +27,8 @@ public struct MediaJobHandler: Sendable {
     /// When set, each item's media work runs in one of its child processes (crash containment);
     /// else on a thread of this process.
     public var isolation: ItemProcessPool?
+    /// Output files side by side, or in subfolders by hash (``OutputLayout``; the worker shards).
+    public var layout: OutputLayout = .flat
     /// Called once per job with its final item (progress reporting): not for an attempt that
     /// failed in a way the queue will retry, only for the last one.
     public var onItem: (@Sendable (FinishedItem) -> Void)?
@@ -135,9 +137,10 @@ public struct MediaJobHandler: Sendable {
         input.sha256 = hash
         var item: Item
         if let isolation {
-            item = await isolation.process(input, profile: profile, outputDirectory: folder)
+            item = await isolation.process(input, profile: profile, outputDirectory: folder, layout: layout)
         } else {
-            let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder), logger: logger)
+            let processor = ItemProcessor(
+                profile: profile, options: ProcessingOptions(outputDirectory: folder, layout: layout), logger: logger)
             let work = input
             item = await BlockingWork.run { processor.process(work) }
         }

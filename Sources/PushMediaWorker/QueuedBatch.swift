@@ -37,6 +37,9 @@ public struct QueuedBatch: Sendable {
     /// that item's attempt, never the batch (`pushmedia process` sets it; a Swift tool that
     /// embeds PushMedia has no `pushmedia item-process` to start, and runs items on threads).
     public var isolation: ItemProcessPool?
+    /// Output files side by side or in subfolders by hash; nil (the default): sharded when the
+    /// folder has more than ``OutputLayout/shardAbove`` files.
+    public var layout: OutputLayout?
     var logger: Logger
 
     /// Creates a batch. Its events say what became of each item, so the default logger keeps
@@ -64,19 +67,33 @@ public struct QueuedBatch: Sendable {
     /// The queue's folder inside the output folder.
     public static let stateFolder = ".pushmedia"
     /// Name of the manifest inside the output folder.
-    public static let manifestName = "manifest.json"
+    public static let manifestName = ManifestWriter.jsonName
+    /// Name of the NDJSON manifest (one item a line) inside the output folder.
+    public static let ndjsonName = ManifestWriter.ndjsonName
     /// Name of the preview page inside the output folder.
     public static let previewName = "preview.html"
+    /// Failed items a ``Result`` lists (all are in the manifest).
+    public static let failedListed = 100
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
 
-    /// What a finished run made: the manifest (also written to the output folder) and the
-    /// summary event that ended the run.
+    /// What a finished run made. The manifest is on disk (or in the bucket), not in memory: a
+    /// catalogue of 10^6 items would not fit; ``readManifest()`` reads it back.
     public struct Result: Sendable {
-        public var manifest: Manifest
+        /// The summary event that ended the run.
         public var summary: BatchSummary
+        /// The first ``QueuedBatch/failedListed`` failed items, in manifest order.
+        public var failed: [Item]
+        /// The manifest file written (nil when it went to a bucket).
+        public var manifestFile: URL?
+
+        /// The manifest written by the run, read back from ``manifestFile``.
+        public func readManifest() throws -> Manifest {
+            guard let manifestFile else { throw Failure(description: "the manifest went to \(summary.manifest), not to a file") }
+            return try Manifest.decode(from: Data(contentsOf: manifestFile))
+        }
     }
 
     /// The run as an asynchronous sequence: an ``ItemEvent`` per file as it finishes (also for
@@ -97,7 +114,8 @@ public struct QueuedBatch: Sendable {
     }
 
     /// Processes the folder, calling `onEvent` for every event (from any task), and returns the
-    /// manifest and summary.
+    /// summary. Memory does not grow with the number of files: they are listed, enqueued and
+    /// written to the manifest and preview a page at a time.
     @discardableResult
     public func run(onEvent: @escaping @Sendable (BatchEvent) -> Void = { _ in }) async throws -> Result {
         let started = ContinuousClock.now
@@ -106,81 +124,94 @@ public struct QueuedBatch: Sendable {
         let lock = try RunLock(path: state.appendingPathComponent("lock").path)
         defer { lock.release() }
 
-        let inputs = try InputScanner.files(in: inputDirectory, excluding: [outputDirectory])
         let campaign = "process:" + inputDirectory.path
         let profileKey = try ProfileKey.encode(profile)
         let queue = try SQLiteJobQueue(path: state.appendingPathComponent("queue.sqlite").path)
-        let manifest: Manifest
+        let result: Result
+        let progress = ItemProgress(onEvent: onEvent)
         do {
-            manifest = try await run(inputs: inputs, campaign: campaign, profileKey: profileKey, queue: queue, onEvent: onEvent)
+            let inputs = try await prepare(campaign: campaign, profileKey: profileKey, queue: queue, progress: progress)
+            try await process(inputs, campaign: campaign, queue: queue, progress: progress)
+            result = try await writeManifest(inputs, campaign: campaign, profileKey: profileKey, queue: queue, state: state, started: started)
             await queue.close()
         } catch {
             await queue.close()
             throw error
         }
-        // The manifest and the preview go last, next to the files they describe.
-        let html = PreviewRenderer.render(manifest: manifest, pageDirectory: outputDirectory, manifestDirectory: outputDirectory)
-        let written: (manifest: String, preview: String, folder: String)
-        if let bucket {
-            try await bucket.put(manifest.jsonData(), name: Self.manifestName, contentType: "application/json")
-            try await bucket.put(Data(html.utf8), name: Self.previewName, contentType: "text/html; charset=utf-8")
-            written = (bucket.location.uri(Self.manifestName), bucket.location.uri(Self.previewName), bucket.location.description)
-        } else {
-            let manifestURL = outputDirectory.appendingPathComponent(Self.manifestName)
-            let previewURL = outputDirectory.appendingPathComponent(Self.previewName)
-            try OutputStore.writeAtomically(manifest.jsonData(), to: manifestURL)
-            try OutputStore.writeAtomically(Data(html.utf8), to: previewURL)
-            written = (manifestURL.path, previewURL.path, outputDirectory.path)
-        }
-        let summary = BatchSummary(
-            manifest: written.manifest, preview: written.preview, outputDirectory: written.folder,
-            summary: manifest.summary, ms: (ContinuousClock.now - started).milliseconds)
-        onEvent(.summary(summary))
-        return Result(manifest: manifest, summary: summary)
+        onEvent(.summary(result.summary))
+        return result
     }
 
-    private func run(
-        inputs: [InputFile], campaign: String, profileKey: String, queue: SQLiteJobQueue,
-        onEvent: @escaping @Sendable (BatchEvent) -> Void
-    ) async throws -> Manifest {
+    /// The inputs of this run, as far as later steps need them: how many, which (by a hash of
+    /// their job's source: 8 bytes each, not their paths), and the output layout.
+    struct Inputs {
+        var total: Int
+        var sources: Set<Int>
+        var layout: OutputLayout
+
+        func contains(_ job: Job, profileKey: String) -> Bool {
+            job.profile == profileKey && sources.contains(job.source.hashValue)
+        }
+    }
+
+    /// Gives back what a killed run held, re-queues files changed since their job finished,
+    /// lists the folder and enqueues it a chunk at a time (idempotent), and reports the files an
+    /// earlier run finished.
+    private func prepare(
+        campaign: String, profileKey: String, queue: SQLiteJobQueue, progress: ItemProgress
+    ) async throws -> Inputs {
         // Only this process uses the queue (the lock says so): a job still running belongs to a
         // run that was killed or crashed on it. Its attempt counts, so a file that crashes the
         // process every time ends dead (`worker_crashed`) after its attempts instead of killing
         // every run. (A run stopped with SIGINT or SIGTERM gave its jobs back uncounted.)
-        let earlier = try await queue.jobs(campaign: campaign)
-        for job in earlier where job.state == .running {
-            if let owner = job.leaseOwner { _ = try await queue.abandon(jobID: job.id, owner: owner) }
-        }
         // A file replaced since its job finished is processed again.
-        let stale = earlier.filter { job in
-            guard job.state.isTerminal, job.profile == profileKey, let (size, modified) = attributes(ofJobSource: job.source)
-            else { return false }
-            return Self.sourceChanged(job: job, size: size, modified: modified)
+        try await queue.forEachPage(campaign: campaign) { page in
+            for job in page where job.state == .running {
+                if let owner = job.leaseOwner { _ = try await queue.abandon(jobID: job.id, owner: owner) }
+            }
+            let stale = page.filter { job in
+                guard job.state.isTerminal, job.profile == profileKey, let (size, modified) = attributes(ofJobSource: job.source)
+                else { return false }
+                return Self.sourceChanged(job: job, size: size, modified: modified)
+            }
+            if !stale.isEmpty { _ = try await queue.requeue(jobIDs: stale.map(\.id), reason: "the source changed after the job finished") }
         }
-        if !stale.isEmpty { _ = try await queue.requeue(jobIDs: stale.map(\.id), reason: "the source changed after the job finished") }
 
         // A name that is not UTF-8 is escaped in its job's source (EscapedPath.jobSource).
-        let sources = Set(inputs.map(\.jobSource))
-        let jobs = try await queue.enqueue(
-            inputs.map { NewJob(campaign: campaign, source: $0.jobSource, profile: profileKey, maxAttempts: 3) })
-        let total = jobs.count
-        let progress = ItemProgress(onEvent: onEvent)
-        let staleIDs = Set(stale.map(\.id))
-        for job in jobs where job.state.isTerminal && !staleIDs.contains(job.id) {
-            let item = ManifestAssembler.items(from: [job], baseURL: nil)[0]
-            progress.finished { ItemEvent(item: item, ms: 0, attempt: job.attempts, done: $0, total: total, resumed: true) }
+        let walk = try InputScanner.Walk(root: inputDirectory, excluding: [outputDirectory])
+        var inputs = Inputs(total: 0, sources: [], layout: .flat)
+        while true {
+            let chunk = try walk.next(upTo: 1000)
+            if chunk.isEmpty { break }
+            _ = try await queue.enqueue(chunk.map { NewJob(campaign: campaign, source: $0.jobSource, profile: profileKey, maxAttempts: 3) })
+            for input in chunk { inputs.sources.insert(input.jobSource.hashValue) }
+            inputs.total += chunk.count
         }
+        inputs.layout = layout ?? OutputLayout.forBatch(inputs: inputs.total)
+
+        try await queue.forEachPage(campaign: campaign) { page in
+            for job in page where job.state.isTerminal && inputs.contains(job, profileKey: profileKey) {
+                let item = ManifestAssembler.item(from: job, baseURL: nil)
+                progress.finished { ItemEvent(item: item, ms: 0, attempt: job.attempts, done: $0, total: inputs.total, resumed: true) }
+            }
+        }
+        return inputs
+    }
+
+    /// Runs workers in this process until the campaign is drained.
+    private func process(_ inputs: Inputs, campaign: String, queue: SQLiteJobQueue, progress: ItemProgress) async throws {
         var handler = MediaJobHandler(
             root: inputDirectory, outputDirectory: outputDirectory, queue: queue, fetcher: nil, logger: logger,
             bucket: bucket
         ) { finished in
             progress.finished {
                 ItemEvent(
-                    item: finished.item, ms: finished.duration.milliseconds, attempt: finished.attempt, done: $0, total: total,
+                    item: finished.item, ms: finished.duration.milliseconds, attempt: finished.attempt, done: $0, total: inputs.total,
                     resumed: false)
             }
         }
         handler.isolation = isolation
+        handler.layout = inputs.layout
         let jobHandler = handler
         let worker = QueueWorker(
             queue: queue,
@@ -195,11 +226,64 @@ public struct QueuedBatch: Sendable {
         try await worker.runUntilDrained(campaign: campaign)
         // Cancelled (Ctrl-C): the worker gave the jobs in progress back; no manifest of a half run.
         try Task.checkCancellation()
-
-        let finished = try await queue.jobs(campaign: campaign).filter { sources.contains($0.source) && $0.profile == profileKey }
-        return ManifestAssembler.manifest(from: finished, baseURL: baseURL)
     }
 
+    /// Streams the finished jobs, a page at a time, into the manifest (JSON and NDJSON) and the
+    /// preview, next to the files they describe (or uploaded to the bucket), written last.
+    private func writeManifest(
+        _ inputs: Inputs, campaign: String, profileKey: String, queue: SQLiteJobQueue, state: URL, started: ContinuousClock.Instant
+    ) async throws -> Result {
+        // Into the output folder; with a bucket, into a staging folder, then uploaded.
+        let folder = bucket == nil ? outputDirectory : state.appendingPathComponent("documents")
+        if bucket != nil {
+            try? FileManager.default.removeItem(at: folder)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        let manifest = try ManifestWriter(directory: folder, profile: profile)
+        let preview = PreviewBook(
+            renderer: PreviewRenderer(), directory: folder, attachmentsPrefix: "", generator: .current,
+            generatedAt: manifest.generatedAt, profile: profile)
+        var failed: [Item] = []
+        do {
+            try await queue.forEachPage(campaign: campaign) { page in
+                for job in page where inputs.contains(job, profileKey: profileKey) {
+                    let item = ManifestAssembler.item(from: job, baseURL: baseURL)
+                    try manifest.add(item)
+                    try preview.add(item)
+                    if item.status == .failed && failed.count < Self.failedListed { failed.append(item) }
+                }
+            }
+        } catch {
+            manifest.discard()
+            throw error
+        }
+        let summary = try manifest.finish()
+        let pages = try preview.finish()
+        let written: (manifest: String, ndjson: String, preview: String, folder: String)
+        if let bucket {
+            for name in [Self.ndjsonName, Self.manifestName] {
+                try await bucket.putFile(folder.appendingPathComponent(name), name: name, contentType: name == Self.manifestName ? "application/json" : "application/x-ndjson")
+            }
+            // preview.html last: its links point at the pages.
+            for page in pages {
+                try await bucket.putFile(folder.appendingPathComponent(page), name: page, contentType: "text/html; charset=utf-8")
+            }
+            try? FileManager.default.removeItem(at: folder)
+            written = (
+                bucket.location.uri(Self.manifestName), bucket.location.uri(Self.ndjsonName), bucket.location.uri(Self.previewName),
+                bucket.location.description
+            )
+        } else {
+            written = (
+                outputDirectory.appendingPathComponent(Self.manifestName).path, outputDirectory.appendingPathComponent(Self.ndjsonName).path,
+                outputDirectory.appendingPathComponent(Self.previewName).path, outputDirectory.path
+            )
+        }
+        let event = BatchSummary(
+            manifest: written.manifest, ndjson: written.ndjson, preview: written.preview, outputDirectory: written.folder,
+            summary: summary, ms: (ContinuousClock.now - started).milliseconds)
+        return Result(summary: event, failed: failed, manifestFile: bucket == nil ? outputDirectory.appendingPathComponent(Self.manifestName) : nil)
+    }
     /// The size and modification time of a job's source file under the input folder (by its
     /// path's bytes, `lstat`: the link itself for a symbolic link); nil when it cannot be examined.
     private func attributes(ofJobSource source: String) -> (size: Int, modified: Date)? {

@@ -13,7 +13,7 @@ struct BatchRunTests {
         try await QueuedBatch(
             inputDirectory: Support.fixtures, outputDirectory: out, profile: .default, concurrency: jobs,
             baseURL: "https://cdn.example.com/c"
-        ).run(onEvent: onEvent).manifest
+        ).run(onEvent: onEvent).readManifest()
     }
 
     @Test("every input appears exactly once, ok or failed, and the manifest on disk is the one returned")
@@ -37,7 +37,7 @@ struct BatchRunTests {
         // the preview and the queue's folder.
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
         let attached = Set(manifest.items.flatMap { $0.attachments.map(\.file) })
-        #expect(files == attached.union(["manifest.json", "preview.html", ".pushmedia"]), "stray files: \(files.subtracting(attached))")
+        #expect(files == attached.union(["manifest.json", "manifest.ndjson", "preview.html", ".pushmedia"]), "stray files: \(files.subtracting(attached))")
         for attachment in manifest.items.flatMap(\.attachments) {
             let size = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(attachment.file).path)[.size] as? Int
             #expect(size == attachment.bytes, "\(attachment.file)")
@@ -132,9 +132,21 @@ enum SchemaValidator {
     /// Validates one JSON document, or, with `lines`, every line of an NDJSON file.
     static func validate(_ file: URL, schema: String, lines: Bool = false) async throws -> (valid: Bool, output: String) {
         let script = """
-            import json, sys, jsonschema
+            import glob, json, os, sys, jsonschema
             schema = json.load(open(sys.argv[1]))
-            validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+            # Every schema in docs/ by its $id, so one may refer to another (the NDJSON item
+            # schema refers to the manifest's item).
+            store = {}
+            for path in glob.glob(os.path.join(os.path.dirname(sys.argv[1]), "*.schema.json")):
+                other = json.load(open(path))
+                if "$id" in other: store[other["$id"]] = other
+            try:
+                from referencing import Registry, Resource
+                registry = Registry().with_resources([(k, Resource.from_contents(v)) for k, v in store.items()])
+                validator = jsonschema.Draft202012Validator(schema, registry=registry, format_checker=jsonschema.FormatChecker())
+            except ImportError:
+                resolver = jsonschema.RefResolver.from_schema(schema, store=store)
+                validator = jsonschema.Draft202012Validator(schema, resolver=resolver, format_checker=jsonschema.FormatChecker())
             text = open(sys.argv[2]).read()
             documents = [json.loads(l) for l in text.splitlines()] if sys.argv[3] == "lines" else [json.loads(text)]
             errors = [(n, e) for n, d in enumerate(documents) for e in validator.iter_errors(d)]

@@ -29,7 +29,7 @@ struct S3OutputTests {
             .compactMap { $0 as? URL }.filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
         #expect(manifest.items.count == inputs.count)
         #expect(manifest.items.filter { $0.status == .failed }.allSatisfy { $0.error != nil && $0.source.hasPrefix("broken/") })
-        try await s3.expectStored(manifest, prefix: "campaigns/spring", extra: ["manifest.json", "preview.html"])
+        try await s3.expectStored(manifest, prefix: "campaigns/spring", extra: ["manifest.json", "manifest.ndjson", "preview.html"])
         for attachment in manifest.items.flatMap(\.attachments) {
             #expect(attachment.url == "https://cdn.example.com/spring/\(attachment.file)")
         }
@@ -133,7 +133,7 @@ struct S3OutputTests {
         let second = try await s3.run(arguments, in: folder, environment: environment)
         #expect(second.status == 0 && second.output.contains("3 items: 3 ok"), "\(second.output)\n\(second.error)")
         #expect(try await s3.client.listObjects(bucket: s3.bucket, prefix: "p/q/") == before)
-        #expect(before.count == 3 * 2 + 2)
+        #expect(before.count == 3 * 2 + 3, "two files per photo, manifest.json, manifest.ndjson, preview.html")
     }
 
     @Test("a missing bucket, missing credentials and a server that does not answer: exit 2 before any work")

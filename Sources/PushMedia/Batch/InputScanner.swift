@@ -1,8 +1,7 @@
 import Foundation
 import PushMediaModel
 
-/// Lists the files of an input folder: recursively, hidden files and folders skipped, sorted,
-/// never descending into the output folder or following links to folders. Special files (named
+/// Lists the files of an input folder: recursively, hidden files and folders skipped, never descending into the output folder or following links to folders. Special files (named
 /// pipes, sockets, devices) are listed too, and fail as not regular files; so is a subfolder that
 /// cannot be listed, which fails as unreadable.
 ///
@@ -14,29 +13,83 @@ public enum InputScanner {
         public var description: String
     }
 
+    /// Every file, sorted by source (the whole list in memory: for small folders and tests;
+    /// ``Walk`` streams).
     public static func files(in root: URL, excluding excluded: [URL] = []) throws -> [InputFile] {
-        let root = root.standardizedFileURL.resolvingSymlinksInPath()
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
-            throw Failure(description: "input folder \(root.path) does not exist")
-        }
-        guard isDirectory.boolValue else { throw Failure(description: "\(root.path) is not a folder") }
-        // Excluded folders (the output folder) by device and inode: whatever their names.
-        let excludedFolders = Set(excluded.compactMap { FileID(path: Array($0.standardizedFileURL.resolvingSymlinksInPath().path.utf8)) })
-
+        let walk = try Walk(root: root, excluding: excluded)
         var out: [InputFile] = []
-        func walk(_ folder: [UInt8], _ prefix: [UInt8]) throws {
-            let names: [[UInt8]]
-            do {
-                names = try entries(of: folder)
-            } catch {
-                guard !prefix.isEmpty else { throw Failure(description: "cannot list \(root.path): \(error)") }
-                // A subfolder that cannot be listed is an input of its own, so the manifest
-                // says so (unreadable_input) instead of the whole run stopping.
-                out.append(InputFile(path: EscapedPath(bytes: folder), source: EscapedPath(bytes: prefix)))
-                return
+        while true {
+            let chunk = try walk.next(upTo: 4096)
+            if chunk.isEmpty { break }
+            out += chunk
+        }
+        return out.sorted { ($0.source, $0.sourceEncoding != nil ? 1 : 0) < ($1.source, $1.sourceEncoding != nil ? 1 : 0) }
+    }
+
+    /// How many files ``files(in:excluding:)`` would list, counted without keeping them.
+    public static func count(in root: URL, excluding excluded: [URL] = []) throws -> Int {
+        let walk = try Walk(root: root, excluding: excluded)
+        var count = 0
+        while true {
+            let chunk = try walk.next(upTo: 4096)
+            if chunk.isEmpty { return count }
+            count += chunk.count
+        }
+    }
+
+    /// The files of a folder, a chunk at a time, in the order the folders list them (unsorted):
+    /// memory holds one open folder per level and one chunk, not the folder's names, so a
+    /// catalogue folder of 10^6 files streams (the queue sorts them).
+    public final class Walk {
+        private let root: [UInt8]
+        private let rootText: String
+        private let excludedFolders: Set<FileID>
+        /// Open folders, deepest last: the handle, its path and its path relative to the root.
+        private var stack: [(handle: OpaquePointer, path: [UInt8], prefix: [UInt8])] = []
+
+        public init(root: URL, excluding excluded: [URL] = []) throws {
+            let root = root.standardizedFileURL.resolvingSymlinksInPath()
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
+                throw Failure(description: "input folder \(root.path) does not exist")
             }
-            for name in names where name.first != UInt8(ascii: ".") {
+            guard isDirectory.boolValue else { throw Failure(description: "\(root.path) is not a folder") }
+            rootText = root.path
+            self.root = Array(root.path.utf8)
+            // Excluded folders (the output folder) by device and inode: whatever their names.
+            excludedFolders = Set(excluded.compactMap { FileID(path: Array($0.standardizedFileURL.resolvingSymlinksInPath().path.utf8)) })
+            guard let handle = opendir(InputFile.cPath(self.root)) else {
+                throw Failure(description: "cannot list \(rootText): \(String(cString: strerror(errno)))")
+            }
+            stack = [(handle, self.root, [])]
+        }
+
+        deinit {
+            for folder in stack { closedir(folder.handle) }
+        }
+
+        /// Up to `limit` more files; empty when the walk is over.
+        /// - Throws: ``Failure`` when the root folder cannot be read to its end (a subfolder that
+        ///   cannot be listed is an input of its own, which fails as unreadable).
+        public func next(upTo limit: Int) throws -> [InputFile] {
+            var out: [InputFile] = []
+            while out.count < limit, let (handle, folder, prefix) = stack.last {
+                errno = 0
+                guard let entry = readdir(handle) else {
+                    let failure = errno
+                    closedir(handle)
+                    stack.removeLast()
+                    if failure != 0 {
+                        guard !prefix.isEmpty else {
+                            throw Failure(description: "cannot list \(rootText): \(String(cString: strerror(failure)))")
+                        }
+                        out.append(InputFile(path: EscapedPath(bytes: folder), source: EscapedPath(bytes: prefix)))
+                    }
+                    continue
+                }
+                let name = InputScanner.name(of: entry)
+                // Hidden files and folders are skipped (`.` and `..` with them).
+                guard name.first != UInt8(ascii: ".") else { continue }
                 let path = folder + [UInt8(ascii: "/")] + name
                 let relative = prefix.isEmpty ? name : prefix + [UInt8(ascii: "/")] + name
                 var info = stat()
@@ -44,7 +97,13 @@ public enum InputScanner {
                 let type = info.st_mode & S_IFMT
                 if type == S_IFDIR {
                     if excludedFolders.contains(FileID(info)) { continue }
-                    try walk(path, relative)
+                    guard let child = opendir(InputFile.cPath(path)) else {
+                        // A subfolder that cannot be listed is an input of its own, so the
+                        // manifest says so (unreadable_input) instead of the whole run stopping.
+                        out.append(InputFile(path: EscapedPath(bytes: path), source: EscapedPath(bytes: relative)))
+                        continue
+                    }
+                    stack.append((child, path, relative))
                 } else {
                     // Links to folders are not followed (no loops). Everything else is an input,
                     // so it is not lost: a broken link fails as unreadable, a named pipe, socket
@@ -54,30 +113,14 @@ public enum InputScanner {
                     out.append(InputFile(path: EscapedPath(bytes: path), source: EscapedPath(bytes: relative)))
                 }
             }
+            return out
         }
-        try walk(Array(root.path.utf8), [])
-        return out.sorted { ($0.source, $0.sourceEncoding != nil ? 1 : 0) < ($1.source, $1.sourceEncoding != nil ? 1 : 0) }
     }
 
-    /// The names in a folder, as bytes (`.` and `..` left out).
-    /// - Throws: ``Failure`` when the folder cannot be opened or read to its end.
-    static func entries(of folder: [UInt8]) throws -> [[UInt8]] {
-        guard let handle = opendir(InputFile.cPath(folder)) else {
-            throw Failure(description: String(cString: strerror(errno)))
-        }
-        defer { closedir(handle) }
-        var names: [[UInt8]] = []
-        while true {
-            errno = 0
-            guard let entry = readdir(handle) else {
-                if errno != 0 { throw Failure(description: String(cString: strerror(errno))) }
-                return names
-            }
-            // Only up to the name's end: the entry may be shorter than `dirent`.
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { field in
-                field.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
-            }
-            if name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
+    /// An entry's name, as bytes: only up to its end (the entry may be shorter than `dirent`).
+    static func name(of entry: UnsafeMutablePointer<dirent>) -> [UInt8] {
+        withUnsafePointer(to: &entry.pointee.d_name) { field in
+            field.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
         }
     }
 

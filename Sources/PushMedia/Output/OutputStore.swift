@@ -1,19 +1,23 @@
 import Foundation
 
-/// The output folder: files named by their content (`<sha256 prefix>-<suffix>.<ext>`) and written
-/// atomically (temporary file + rename), so a re-run never leaves half a file and identical
-/// outputs are stored once.
+/// The output folder: files named by their content (`<sha256 prefix>-<suffix>.<ext>`, in a
+/// subfolder of the hash's first two digits when ``layout`` is sharded) and written atomically
+/// (temporary file + rename), so a re-run never leaves half a file and identical outputs are
+/// stored once.
 public struct OutputStore: Sendable {
     public var directory: URL
+    public var layout: OutputLayout
 
     /// Hex digits of the SHA-256 in file names (64 bits: collisions are not a practical concern).
     public static let hashPrefixLength = 16
 
-    public init(directory: URL) {
+    public init(directory: URL, layout: OutputLayout = .flat) {
         self.directory = directory
+        self.layout = layout
     }
 
     public struct StoredFile: Sendable, Equatable {
+        /// The file's path relative to the output folder (`ab/…` when sharded).
         public var name: String
         public var sha256: String
         public var bytes: Int
@@ -23,7 +27,7 @@ public struct OutputStore: Sendable {
     /// left as it is.
     public func write(_ data: Data, suffix: String, fileExtension: String) throws -> StoredFile {
         let sha = ContentHash.sha256(data)
-        let name = "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)"
+        let name = layout.path(of: "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)")
         let target = directory.appendingPathComponent(name)
         if let existing = try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int,
             existing == data.count
@@ -39,19 +43,20 @@ public struct OutputStore: Sendable {
     /// same name (same content) is kept and a moved source removed.
     public func storeFile(at source: URL, moving: Bool, suffix: String, fileExtension: String) throws -> StoredFile {
         let (sha, bytes) = try ContentHash.sha256(ofFileAt: source)
-        let name = "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)"
+        let name = layout.path(of: "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)")
         let target = directory.appendingPathComponent(name)
         let stored = StoredFile(name: name, sha256: sha, bytes: bytes)
         if let existing = try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int, existing == bytes {
             if moving { try? FileManager.default.removeItem(at: source) }
             return stored
         }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let folder = target.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         if moving {
             guard rename(source.path, target.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             return stored
         }
-        let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
         do {
             try Self.copyContents(of: source, to: temporary)
             guard rename(temporary.path, target.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

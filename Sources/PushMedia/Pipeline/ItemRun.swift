@@ -81,9 +81,12 @@ public struct ProcessingOptions: Sendable {
     public var outputDirectory: URL
     /// Joined with file names to make attachment URLs.
     public var baseURL: String?
+    /// Flat, or in subfolders by hash (catalogue-sized campaigns).
+    public var layout: OutputLayout
 
-    public init(outputDirectory: URL, baseURL: String? = nil) {
+    public init(outputDirectory: URL, baseURL: String? = nil, layout: OutputLayout = .flat) {
         self.outputDirectory = outputDirectory
         self.baseURL = baseURL
+        self.layout = layout
     }
 }

@@ -55,10 +55,10 @@ public actor ItemProcessPool {
 
     /// Processes one file in a child process: the item it made, or a failed item saying how the
     /// child ended (never throws).
-    public func process(_ input: InputFile, profile: Profile, outputDirectory: URL) async -> Item {
+    public func process(_ input: InputFile, profile: Profile, outputDirectory: URL, layout: OutputLayout = .flat) async -> Item {
         let request: Data
         do {
-            request = try JSONEncoder().encode(ItemRequest(input, profile: profile, outputDirectory: outputDirectory.path))
+            request = try JSONEncoder().encode(ItemRequest(input, profile: profile, outputDirectory: outputDirectory.path, layout: layout))
         } catch {
             return .failed(input.escapedSource, error: ItemError(.internalError, "cannot encode the item's request: \(error)"))
         }

@@ -52,7 +52,7 @@ public enum ItemProcessServer {
             do {
                 let request = try JSONDecoder().decode(ItemRequest.self, from: frame)
                 let processor = ItemProcessor(
-                    profile: request.profile, options: ProcessingOptions(outputDirectory: URL(fileURLWithPath: request.outputDirectory)),
+                    profile: request.profile, options: ProcessingOptions(outputDirectory: URL(fileURLWithPath: request.outputDirectory), layout: request.layout),
                     logger: logger)
                 item = processor.process(request.input)
             } catch {

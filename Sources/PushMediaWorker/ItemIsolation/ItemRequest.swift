@@ -14,8 +14,9 @@ struct ItemRequest: Codable, Sendable {
     var sha256: String?
     var profile: Profile
     var outputDirectory: String
+    var layout: OutputLayout
 
-    init(_ input: InputFile, profile: Profile, outputDirectory: String) {
+    init(_ input: InputFile, profile: Profile, outputDirectory: String, layout: OutputLayout) {
         path = input.path
         pathEncoding = input.pathEncoding
         source = input.source
@@ -23,6 +24,7 @@ struct ItemRequest: Codable, Sendable {
         sha256 = input.sha256
         self.profile = profile
         self.outputDirectory = outputDirectory
+        self.layout = layout
     }
 
     var input: InputFile {

@@ -8,6 +8,7 @@ import PushMediaWorker
 
 /// `pushmedia process <input-dir> --out <dir>`.
 extension CropStrategy: ExpressibleByArgument {}
+extension OutputLayout: ExpressibleByArgument {}
 
 struct ProcessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -59,6 +60,9 @@ struct ProcessCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Stream NDJSON events (one per file, then a summary) on standard output.")
     var json = false
 
+    @Option(name: .long, help: "Output files side by side (flat) or in subfolders by hash (sharded); default: sharded above 1000 files.")
+    var layout: OutputLayout?
+
     @OptionGroup var isolation: ItemIsolationOptions
 
     @OptionGroup var global: GlobalOptions
@@ -89,7 +93,7 @@ struct ProcessCommand: AsyncParsableCommand {
         // returns, so nothing is mid-start at exit.
         let preparing = DispatchGroup()
         do {
-            let count = try InputScanner.files(in: inputURL, excluding: [outURL]).count
+            let count = try InputScanner.count(in: inputURL, excluding: [outURL])
             if let isolation, count > 0 {
                 preparing.enter()
                 Task {
@@ -107,6 +111,7 @@ struct ProcessCommand: AsyncParsableCommand {
             inputDirectory: inputURL, outputDirectory: outURL, profile: profile, concurrency: jobs, baseURL: baseURL, logger: logger)
         if let bucket { (batch.bucket, batch.stateDirectory) = (bucket, outURL) }
         batch.isolation = isolation
+        batch.layout = layout
         let reporter = ProgressReporter(interactive: isatty(STDERR_FILENO) == 1)
         let events = json ? EventWriter() : nil
         let result: QueuedBatch.Result
@@ -148,10 +153,13 @@ struct ProcessCommand: AsyncParsableCommand {
             print(
                 "\(summary.total) items: \(summary.ok) ok, \(summary.failed) failed; "
                     + "\(formatBytes(summary.outputBytes)) of attachments in \(summary.outputDirectory)")
-            print("manifest: \(summary.manifest)")
+            print("manifest: \(summary.manifest) (one item a line: \(summary.ndjson))")
             print("preview:  \(summary.preview)")
-            for item in result.manifest.items where item.status == .failed {
+            for item in result.failed {
                 print("  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")")
+            }
+            if summary.failed > result.failed.count {
+                print("  … and \(summary.failed - result.failed.count) more failed: see the manifest")
             }
         }
         if summary.failed > 0 { throw ExitCode(1) }

@@ -34,6 +34,9 @@ func withQueue<T>(_ option: QueueOption, logger: Logger, doing: String, _ body: 
         let value = try await body(queue)
         await queue.close()
         return value
+    } catch let exit as ExitCode {
+        await queue.close()
+        throw exit
     } catch {
         await queue.close()
         printError("error: \(doing): \(error)")
@@ -131,10 +134,11 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             var rates: [String: CampaignThroughput] = [:]
             let now = Date()
+            // Counted by the queue: no job is read, whatever the campaign's size.
             for entry in campaigns {
-                let jobs = try await queue.jobs(campaign: entry.campaign)
-                let remaining = jobs.filter { !$0.state.isTerminal }.count
-                rates[entry.campaign] = .estimate(finishedAt: jobs.compactMap(\.finishedAt), remaining: remaining, now: now)
+                let remaining = JobState.allCases.filter { !$0.isTerminal }.reduce(0) { $0 + entry.counts[$1] }
+                let finishes = try await queue.finishes(campaign: entry.campaign, since: now.addingTimeInterval(-CampaignThroughput.window))
+                rates[entry.campaign] = .estimate(finishes: finishes, remaining: remaining, now: now)
             }
             return (campaigns.map { ($0, rates[$0.campaign]!) }, try await queue.deadJobs(campaign: campaign))
         }
@@ -197,8 +201,11 @@ struct ManifestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Campaign.")
     var campaign: String
 
-    @Option(name: .long, help: "Manifest file to write.")
+    @Option(name: .long, help: "Manifest file to write (its NDJSON form goes next to it, .ndjson).")
     var out: String
+
+    @Flag(inversion: .prefixedNo, help: "Also write the NDJSON form (one item a line).")
+    var ndjson = true
 
     @Option(name: .long, help: "Absolute https URL the outputs are served from (default: $PUSHMEDIA_BASE_URL).")
     var baseURL: String?
@@ -208,20 +215,28 @@ struct ManifestCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = global.bootstrapLogging()
         let baseURL = try Setting.baseURL(baseURL)
-        let jobs = try await withQueue(queue, logger: logger, doing: "cannot read the queue") { try await $0.jobs(campaign: campaign) }
-        guard !jobs.isEmpty else {
-            printError("error: campaign \(campaign) has no jobs")
-            throw ExitCode(1)
+        // Streamed from the queue a page at a time into both forms: memory does not grow with
+        // the campaign. Its profile: the first job's, else the default.
+        let outURL = URL(fileURLWithPath: out)
+        let s = try await withQueue(queue, logger: logger, doing: "cannot read the queue") { queue -> Manifest.Summary in
+            let first = try await queue.jobs(campaign: campaign, after: nil, limit: 1)
+            guard let job = first.first else {
+                printError("error: campaign \(campaign) has no jobs")
+                throw ExitCode(1)
+            }
+            let writer: ManifestWriter
+            do {
+                writer = try ManifestWriter(
+                    directory: outURL.deletingLastPathComponent(), profile: (try? ProfileKey.decode(job.profile)) ?? .default,
+                    jsonName: outURL.lastPathComponent, writesNDJSON: ndjson)
+            } catch {
+                printError("error: cannot write \(out): \(error)")
+                throw ExitCode(1)
+            }
+            return try await ManifestAssembler.write(campaign: campaign, from: queue, baseURL: baseURL, into: writer)
         }
-        let manifest = ManifestAssembler.manifest(from: jobs, baseURL: baseURL)
-        do {
-            try OutputStore.writeAtomically(manifest.jsonData(), to: URL(fileURLWithPath: out))
-        } catch {
-            printError("error: cannot write \(out): \(error)")
-            throw ExitCode(1)
-        }
-        let s = manifest.summary
-        print("\(s.total) items: \(s.ok) ok, \(s.failed) failed; manifest: \(out)")
+        let lines = ndjson ? " (one item a line: \(outURL.deletingPathExtension().appendingPathExtension("ndjson").path))" : ""
+        print("\(s.total) items: \(s.ok) ok, \(s.failed) failed; manifest: \(out)\(lines)")
         if s.failed > 0 { throw ExitCode(1) }
     }
 }

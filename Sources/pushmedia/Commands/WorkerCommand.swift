@@ -51,6 +51,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds a claim's lease lasts (a running job's heartbeat extends it).")
     var leaseSeconds: Int = 60
 
+    @Option(name: .long, help: "Output files side by side (flat) or in subfolders by hash (sharded, the default: catalogue-sized campaigns).")
+    var layout: OutputLayout = .sharded
+
     @Flag(name: .long, help: "Download URL sources from private, loopback and link-local addresses too (internal CDNs).")
     var allowPrivateSources = false
 
@@ -92,6 +95,7 @@ struct WorkerCommand: AsyncParsableCommand {
         fetchConfiguration.allowPrivateSources = allowPrivateSources
         let fetcher = SourceFetcher(configuration: fetchConfiguration, logger: logger)
         var handler = MediaJobHandler(root: root, outputDirectory: out, queue: queue, fetcher: fetcher, logger: logger, bucket: bucket)
+        handler.layout = layout
         // Each item's media work runs in a child process: a crash costs that item's attempt.
         handler.isolation = try self.isolation.pool(logger: logger)
         let jobHandler = handler
