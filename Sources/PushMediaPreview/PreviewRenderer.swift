@@ -146,7 +146,7 @@ public struct PreviewRenderer: Sendable {
             "largestBytes": .text(facts.largest.map { Format.bytes($0.bytes) } ?? "–"),
             "largestDetail": .text(facts.largest?.detail ?? "no attachments"),
             "estimates": .html(estimates),
-            "link": .text(target.link),
+            "footer": .html(PreviewTemplate.footer.fill(["link": .text(target.link)])),
             "failures": .html(failures),
             "items": .html(items),
         ])

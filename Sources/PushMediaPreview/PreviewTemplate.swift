@@ -51,6 +51,14 @@ enum PreviewTemplate {
         <main class="items" id="items">
         {{items}}
         </main>
+        {{footer}}
+        </body>
+        </html>
+        """#)
+
+    /// The footer of every page: how the estimates and bars are computed.
+    static let footer = Template(
+        #"""
         <footer>
           Estimated download time = bytes × 8 ÷ the profile's delivery link ({{link}}; no latency or
           overhead), summed over an item's attachments (the extension downloads them all before the
@@ -58,8 +66,6 @@ enum PreviewTemplate {
           Bars: bytes against the byte budget (when set) and against Apple's hard limit for the type
           (images 10 MB, audio 5 MB, movies 50 MB).
         </footer>
-        </body>
-        </html>
         """#)
 
     /// The download-time table in the summary header.
@@ -280,8 +286,11 @@ enum PreviewTemplate {
         """#)
 
     /// Every template, for the tests.
-    static let all: [String: Template] = [
-        "document": document, "page": page, "estimates": estimates, "estimateRow": estimateRow, "failures": failures,
+    static let all: [String: Template] = single.merging(book) { a, _ in a }
+
+    /// The templates of the single page.
+    static let single: [String: Template] = [
+        "document": document, "page": page, "footer": footer, "estimates": estimates, "estimateRow": estimateRow, "failures": failures,
         "failureRow": failureRow, "item": item, "banner": banner, "thumbFile": thumbFile,
         "thumbFaces": thumbFaces, "faceBox": faceBox,
         "thumbClip": thumbClip, "thumbPlaceholder": thumbPlaceholder,
