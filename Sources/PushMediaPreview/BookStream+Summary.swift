@@ -45,6 +45,8 @@ extension BookStream {
 
         var sections: [HTML] = []
         if outliers.count > 0 { sections.append(outliersSection(base: base)) }
+        // After the failures and outliers (on the single page, in the header).
+        sections.append(PreviewTemplate.panel.fill(["content": .html(estimates)]))
         if warned > 0 {
             let shown = firstWarned.count
             let text = shown < warned
@@ -62,7 +64,7 @@ extension BookStream {
         return renderer.page(
             title: "Push preview · \(total) items · \(chrome.generatedAt)", style: chrome.style,
             generator: chrome.generator, generatedAt: chrome.generatedAt, profile: chrome.profile, facts: facts,
-            target: chrome.target, estimates: estimates, failures: failures, items: HTML.joined(sections)
+            target: chrome.target, estimates: .empty, failures: failures, items: HTML.joined(sections)
         ).markup
     }
 
@@ -71,7 +73,7 @@ extension BookStream {
         guard files.isEstimate else {
             return "in \(files.files) file\(files.files == 1 ? "" : "s")"
         }
-        return "≈ \(files.files) distinct files, estimated from a sample of their names (about ±3%); "
+        return "≈ \(files.files) distinct files, estimated from a sample of their names (typically within a few percent); "
             + "\(Format.bytes(files.attachmentBytes)) in \(files.attachments) attachments before sharing"
     }
 

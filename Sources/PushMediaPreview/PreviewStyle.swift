@@ -129,6 +129,8 @@ extension PreviewStyle {
         .page-head h1 { font-size: 20px; }
         .panel { background: var(--card); border-radius: 16px; box-shadow: 0 1px 3px rgba(0,0,0,.08); padding: 18px 24px; }
         .panel h2 { margin-bottom: 8px; }
+        .panel .estimates { margin-top: 0; }
+        .panel .estimates th, .panel .estimates td { padding: 3px 8px 3px 0; font-weight: 400; }
         .panel table { width: 100%; border-collapse: collapse; }
         .panel th, .panel td { text-align: left; padding: 6px 10px 6px 0; border-top: 1px solid var(--line); vertical-align: top; font-size: 13px; }
         .panel thead th { border-top: 0; color: var(--ink2); font-weight: 600; font-size: 12px; }

@@ -97,6 +97,14 @@ extension PreviewTemplate {
               <tr class="outlier {{state}}" data-ratio="{{ratio}}"><th scope="row" class="source"><a href="{{href}}">{{source}}</a>{{encoding}}</th><td class="num">{{ratioText}}</td><td>{{size}}</td></tr>
         """#)
 
+    /// A plain panel around a section of the summary.
+    static let panel = Template(
+        #"""
+        <div class="panel">
+        {{content}}
+        </div>
+        """#)
+
     /// A sample of cards on the summary.
     static let sample = Template(
         #"""
@@ -141,7 +149,7 @@ extension PreviewTemplate {
     /// The templates of a paged preview, for ``all``.
     static let book: [String: Template] = [
         "bookPageHead": bookPageHead, "bookPageTail": bookPageTail, "pagerLink": pagerLink, "itemsBody": itemsBody,
-        "oversizeItem": oversizeItem, "failureLinkRow": failureLinkRow, "warnedSection": warnedSection,
+        "oversizeItem": oversizeItem, "panel": panel, "failureLinkRow": failureLinkRow, "warnedSection": warnedSection,
         "warnedRow": warnedRow, "outliers": outliers, "outlierRow": outlierRow, "sample": sample,
         "sampleCard": sampleCard, "pageIndex": pageIndex, "more": more, "pageLink": pageLink,
     ]

@@ -1,6 +1,7 @@
 // The preview page's markup: the page template and its fragments, with `{{name}}` placeholders
 // filled by `Template.fill`, which escapes every value for its context. No markup is built
-// anywhere else. Styles are in PreviewStyle.swift.
+// anywhere else (the paged preview's own templates are in PreviewTemplate+Book.swift). Styles
+// are in PreviewStyle.swift.
 
 /// The templates of the preview page.
 enum PreviewTemplate {
