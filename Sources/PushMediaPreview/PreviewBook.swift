@@ -20,6 +20,8 @@ import PushMediaModel
 /// Anchors are `item-N`, N the item's position in the manifest (1-based), on whichever page
 /// holds the item; the summary links to `preview/items-0003.html#item-417`.
 ///
+/// Not thread-safe: add items from one task at a time (they must arrive in order anyway).
+///
 /// ```swift
 /// let book = PreviewBook(
 ///     renderer: PreviewRenderer(title: "Spring sale"), directory: outputFolder, attachmentsPrefix: "",

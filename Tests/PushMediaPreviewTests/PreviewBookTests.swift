@@ -214,14 +214,19 @@ enum Campaign {
     }
 }
 
-/// A temporary folder to write books into, and the pages read back.
-struct BookFolder {
+/// A temporary folder to write books into (removed with the object), and the pages read back.
+final class BookFolder {
     let url: URL
+    private let root: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pushmedia-book-\(UUID().uuidString)").appendingPathComponent("review")
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("pushmedia-book-\(UUID().uuidString)")
+        url = root.appendingPathComponent("review")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: root)
     }
 
     /// Writes `items` (manifest order) as a book into the folder.
