@@ -83,13 +83,20 @@ public struct PreviewSummary: Sendable, Equatable {
 
     /// Computes the summary of `manifest`.
     public init(_ manifest: Manifest, bitsPerSecond: Int = DownloadEstimate.slowLinkBitsPerSecond) {
-        total = manifest.items.count
-        ok = manifest.items.filter { $0.status == .ok }.count
-        failed = manifest.items.filter { $0.status == .failed }.count
-        warned = manifest.items.filter { !$0.warnings.isEmpty }.count
+        self.init(items: manifest.items, bitsPerSecond: bitsPerSecond)
+    }
+
+    /// Computes the summary of a manifest's `items` (manifest order). Keeps every file name and
+    /// estimate: for a page's worth of items (``PreviewBook`` summarises larger campaigns in
+    /// bounded memory).
+    public init(items: [Item], bitsPerSecond: Int = DownloadEstimate.slowLinkBitsPerSecond) {
+        total = items.count
+        ok = items.filter { $0.status == .ok }.count
+        failed = items.filter { $0.status == .failed }.count
+        warned = items.filter { !$0.warnings.isEmpty }.count
         var files: [String: Int] = [:]
         var largest: Largest?
-        for item in manifest.items {
+        for item in items {
             for attachment in item.attachments {
                 files[attachment.file] = attachment.bytes
                 if attachment.bytes > largest?.attachment.bytes ?? -1 {
@@ -100,7 +107,7 @@ public struct PreviewSummary: Sendable, Equatable {
         filesToHost = files.count
         bytesToHost = files.values.reduce(0, +)
         self.largest = largest
-        estimates = manifest.items.enumerated().filter { !$0.element.attachments.isEmpty }.map { index, item in
+        estimates = items.enumerated().filter { !$0.element.attachments.isEmpty }.map { index, item in
             let bytes = item.attachments.reduce(0) { $0 + $1.bytes }
             return ItemEstimate(
                 item: index, source: item.source, sourceEncoding: item.sourceEncoding, bytes: bytes,

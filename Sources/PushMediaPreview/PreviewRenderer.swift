@@ -59,58 +59,113 @@ public struct PreviewRenderer: Sendable {
     }
 
     /// The page for `manifest`, as one HTML string; see ``render(manifest:pageDirectory:manifestDirectory:title:body:budgets:)``.
+    ///
+    /// One page for the whole manifest, whatever its size (about 5 KB of HTML per item). For
+    /// campaigns of thousands of items, write a ``PreviewBook`` instead: the same page while the
+    /// campaign is small, a summary and pages of items beyond.
     public func render(manifest: Manifest, pageDirectory: URL, manifestDirectory: URL) -> String {
-        let prefix = RelativePath.from(pageDirectory, to: manifestDirectory)
-        let target = DeliveryTarget(manifest.profile.delivery, bitsPerSecond: bitsPerSecond)
-        let summary = PreviewSummary(manifest, bitsPerSecond: target.bitsPerSecond)
-        // Anchors by position: stable, and free of anything from the manifest (two items may
-        // read the same: a UTF-8 name and an escaped one).
-        func anchor(_ index: Int) -> String { "item-\(index + 1)" }
-        let anchors = manifest.items.indices.map(anchor)
+        singlePage(
+            items: manifest.items, generator: manifest.generator, generatedAt: manifest.generatedAt,
+            profile: manifest.profile, prefix: RelativePath.from(pageDirectory, to: manifestDirectory))
+    }
 
-        let failed = manifest.items.enumerated().filter { $0.element.status == .failed }
-        let processed = manifest.items.enumerated().filter { $0.element.status == .ok }
+    /// The anchor of the item at `index` (0-based) in the manifest: `item-1`, `item-2`… By
+    /// position: stable, and free of anything from the manifest (two items may read the same:
+    /// a UTF-8 name and an escaped one).
+    static func anchor(_ index: Int) -> String { "item-\(index + 1)" }
 
-        let largestDetail = summary.largest.map { "\($0.attachment.role.rawValue) of \($0.source)" } ?? "no attachments"
-        let page = PreviewTemplate.page.fill([
-            "style": .html(PreviewStyle.css),
-            "generator": .attribute("\(manifest.generator.name) \(manifest.generator.version)"),
-            "generatedAt": .text(manifest.generatedAt),
-            "profile": .text(manifest.profile.name),
-            "total": .text(String(summary.total)),
-            "ok": .text(String(summary.ok)),
-            "failed": .text(String(summary.failed)),
-            "failedClass": .attribute(summary.failed > 0 ? "bad" : "good"),
-            "warned": .text(String(summary.warned)),
-            "warnedClass": .attribute(summary.warned > 0 ? "caution" : ""),
-            "bytesToHost": .text(Format.bytes(summary.bytesToHost)),
-            "bytesToHostRaw": .attribute(String(summary.bytesToHost)),
-            "filesToHost": .text("in \(summary.filesToHost) file\(summary.filesToHost == 1 ? "" : "s")"),
-            "largestBytes": .text(summary.largest.map { Format.bytes($0.attachment.bytes) } ?? "–"),
-            "largestDetail": .text(largestDetail),
-            "estimates": .html(estimates(summary, target: target, anchors: anchors)),
-            "link": .text(target.link),
-            "failures": .html(failed.isEmpty ? .empty : failures(failed.map { ($0.element, anchor($0.offset)) })),
-            "items": .html(
-                processed.isEmpty
-                    ? PreviewTemplate.note.fill(["text": "No item was processed."])
-                    : HTML.joined(processed.map { card($0.element, anchor: anchor($0.offset), prefix: prefix, target: target) })),
-        ])
-        return page.markup
+    /// The single page: every item of `items` (manifest order), failures first.
+    ///
+    /// - Parameter prefix: the relative path from the page's folder to the attachment files'
+    ///   folder, `""` or ending in `/`.
+    func singlePage(items: [Item], generator: Manifest.Generator, generatedAt: String, profile: Profile, prefix: String) -> String {
+        let target = DeliveryTarget(profile.delivery, bitsPerSecond: bitsPerSecond)
+        let summary = PreviewSummary(items: items, bitsPerSecond: target.bitsPerSecond)
+        let failed = items.enumerated().filter { $0.element.status == .failed }
+        let processed = items.enumerated().filter { $0.element.status == .ok }
+        let facts = PageFacts(
+            total: summary.total, ok: summary.ok, failed: summary.failed, warned: summary.warned,
+            bytesToHost: summary.bytesToHost, bytesToHostText: Format.bytes(summary.bytesToHost),
+            filesToHostText: "in \(summary.filesToHost) file\(summary.filesToHost == 1 ? "" : "s")",
+            largest: summary.largest.map { ($0.attachment.bytes, "\($0.attachment.role.rawValue) of \($0.source)") })
+        let estimates = estimatesTable(
+            summary.estimates, heading: "Download time on a slow link", target: target,
+            href: { "#" + Self.anchor($0.item) })
+        let failures = failed.isEmpty
+            ? HTML.empty
+            : failuresSection(count: failed.count, rows: failed.map { failureRow($0.element, anchor: Self.anchor($0.offset)) })
+        let cards = processed.isEmpty
+            ? PreviewTemplate.note.fill(["text": "No item was processed."])
+            : HTML.joined(processed.map { card($0.element, anchor: Self.anchor($0.offset), prefix: prefix, target: target) })
+        return page(
+            title: "Push preview · \(summary.total) items · \(generatedAt)", style: PreviewStyle.css,
+            generator: generator, generatedAt: generatedAt, profile: profile, facts: facts, target: target,
+            estimates: estimates, failures: failures, items: cards
+        ).markup
     }
 
     // MARK: - Summary
 
-    func estimates(_ summary: PreviewSummary, target: DeliveryTarget, anchors: [String]) -> HTML {
-        guard !summary.estimates.isEmpty else {
+    /// The numbers in the summary header.
+    struct PageFacts {
+        var total: Int
+        var ok: Int
+        var failed: Int
+        var warned: Int
+        var bytesToHost: Int
+        var bytesToHostText: String
+        /// Under the bytes to host: how many files (and how they were counted).
+        var filesToHostText: String
+        /// The largest attachment's bytes, and what it is (role and source).
+        var largest: (bytes: Int, detail: String)?
+    }
+
+    /// A whole page: the summary header with `facts` and the `estimates` table, then
+    /// `failures` and `items` (both already built).
+    func page(
+        title: String, style: HTML, generator: Manifest.Generator, generatedAt: String, profile: Profile,
+        facts: PageFacts, target: DeliveryTarget, estimates: HTML, failures: HTML, items: HTML
+    ) -> HTML {
+        let generatorName = "\(generator.name) \(generator.version)"
+        return PreviewTemplate.page.fill([
+            "head": .html(PreviewTemplate.document.fill([
+                "generator": .attribute(generatorName), "title": .text(title), "style": .html(style),
+            ])),
+            "generator": .attribute(generatorName),
+            "generatedAt": .text(generatedAt),
+            "profile": .text(profile.name),
+            "total": .text(String(facts.total)),
+            "ok": .text(String(facts.ok)),
+            "failed": .text(String(facts.failed)),
+            "failedClass": .attribute(facts.failed > 0 ? "bad" : "good"),
+            "warned": .text(String(facts.warned)),
+            "warnedClass": .attribute(facts.warned > 0 ? "caution" : ""),
+            "bytesToHost": .text(facts.bytesToHostText),
+            "bytesToHostRaw": .attribute(String(facts.bytesToHost)),
+            "filesToHost": .text(facts.filesToHostText),
+            "largestBytes": .text(facts.largest.map { Format.bytes($0.bytes) } ?? "–"),
+            "largestDetail": .text(facts.largest?.detail ?? "no attachments"),
+            "estimates": .html(estimates),
+            "footer": .html(PreviewTemplate.footer.fill(["link": .text(target.link)])),
+            "failures": .html(failures),
+            "items": .html(items),
+        ])
+    }
+
+    /// The download-time table: one row per estimate, linked by `href`.
+    func estimatesTable(
+        _ estimates: [PreviewSummary.ItemEstimate], heading: String, target: DeliveryTarget,
+        href: (PreviewSummary.ItemEstimate) -> String
+    ) -> HTML {
+        guard !estimates.isEmpty else {
             return PreviewTemplate.note.fill(["text": "No attachments to download."])
         }
-        let rows = HTML.joined(summary.estimates.map { estimate in
+        let rows = HTML.joined(estimates.map { estimate in
             let state = target.state(estimate.seconds)
             return PreviewTemplate.estimateRow.fill([
                 "state": .attribute(state),
                 "secondsRaw": .number(estimate.seconds),
-                "anchor": .attribute(anchors.indices.contains(estimate.item) ? anchors[estimate.item] : ""),
+                "href": .attribute(href(estimate)),
                 "source": .text(estimate.source),
                 "encoding": .html(encodingNote(estimate.sourceEncoding)),
                 "bytes": .text(Format.bytes(estimate.bytes)),
@@ -121,285 +176,29 @@ public struct PreviewRenderer: Sendable {
             ])
         })
         return PreviewTemplate.estimates.fill([
+            "heading": .text(heading),
             "link": .text(target.link), "target": .text(Format.seconds(target.seconds)),
             "limit": .text(Format.seconds(DownloadEstimate.extensionTimeLimitSeconds)), "rows": .html(rows),
         ])
     }
 
-    func failures(_ items: [(Item, String)]) -> HTML {
+    /// The failures section: `count` failed, `rows` shown, then `more` (links to further pages).
+    func failuresSection(count: Int, rows: [HTML], more: HTML = .empty) -> HTML {
         PreviewTemplate.failures.fill([
-            "count": .text(String(items.count)),
-            "rows": .html(HTML.joined(items.map { item, anchor in
-                PreviewTemplate.failureRow.fill([
-                    "anchor": .attribute(anchor),
-                    "sourceAttr": .attribute(item.source),
-                    "source": .text(item.source),
-                    "encoding": .html(encodingNote(item.sourceEncoding)),
-                    "kind": .text(item.kind.rawValue),
-                    "code": .text(item.error?.code.rawValue ?? "unknown"),
-                    "message": .text(item.error?.message ?? "no error recorded"),
-                ])
-            })),
+            "count": .text(String(count)), "rows": .html(HTML.joined(rows)), "more": .html(more),
         ])
     }
 
-    // MARK: - One item
-
-    func card(_ item: Item, anchor: String, prefix: String, target: DeliveryTarget) -> HTML {
-        let warnings: HTML = item.warnings.isEmpty
-            ? .empty
-            : PreviewTemplate.warnings.fill([
-                "items": .html(HTML.joined(item.warnings.map { PreviewTemplate.warning.fill(["text": .text($0)]) }))
-            ])
-        let seconds = DownloadEstimate.seconds(for: item, bitsPerSecond: target.bitsPerSecond)
-        let state = target.state(seconds)
-        let download = PreviewTemplate.download.fill([
-            "state": .attribute(state),
-            "secondsRaw": .number(seconds),
-            "link": .text(target.link),
-            "bar": .html(bar(
-                percent: Format.percent(seconds, of: target.seconds), state: state,
-                label: "\(Format.seconds(seconds)) of \(Format.seconds(target.seconds))")),
-        ])
-        let sizes: HTML = item.attachments.isEmpty
-            ? PreviewTemplate.note.fill(["text": "No attachments."])
-            : HTML.joined(item.attachments.map { sizeRow($0, prefix: prefix) })
-        return PreviewTemplate.item.fill([
+    /// One failed item, carrying its anchor.
+    func failureRow(_ item: Item, anchor: String) -> HTML {
+        PreviewTemplate.failureRow.fill([
             "anchor": .attribute(anchor),
             "sourceAttr": .attribute(item.source),
             "source": .text(item.source),
             "encoding": .html(encodingNote(item.sourceEncoding)),
-            "kind": .text(kindLabel(item)),
-            "probe": .text(probeLine(item)),
-            "collapsed": .html(collapsed(item, prefix: prefix)),
-            "compare": .html(compare(item, prefix: prefix)),
-            "expanded": .html(expanded(item, prefix: prefix)),
-            "sizes": .html(sizes),
-            "download": .html(download),
-            "warnings": .html(warnings),
+            "kind": .text(item.kind.rawValue),
+            "code": .text(item.error?.code.rawValue ?? "unknown"),
+            "message": .text(item.error?.message ?? "no error recorded"),
         ])
     }
-
-    /// After a source that is escaped (its name is not valid UTF-8): a note that says so.
-    func encodingNote(_ encoding: SourceEncoding?) -> HTML {
-        encoding == nil ? .empty : PreviewTemplate.encodedSource.fill([:])
-    }
-
-    func kindLabel(_ item: Item) -> String {
-        switch item.kind {
-        case .image: "image"
-        case .animatedImage: "animation"
-        case .video: "movie"
-        case .audio: "audio"
-        case .unknown: "unknown"
-        }
-    }
-
-    func probeLine(_ item: Item) -> String {
-        var parts: [String] = []
-        if let probe = item.probe {
-            parts.append(probe.format)
-            if let w = probe.width, let h = probe.height { parts.append("\(w)×\(h)") }
-            if let frames = probe.frames, frames > 1 { parts.append("\(frames) frames") }
-            if let d = probe.durationSeconds { parts.append(Format.seconds(d)) }
-        }
-        if let bytes = item.sourceBytes { parts.append("source \(Format.bytes(bytes))") }
-        return parts.joined(separator: " · ")
-    }
-
-    // MARK: Collapsed
-
-    /// The banners: the thumbnail file, and the thumbnail iOS cuts from the expanded image.
-    func collapsed(_ item: Item, prefix: String) -> HTML {
-        var banners: [HTML] = []
-        if let thumbnail = item.attachment(.thumbnail) {
-            banners.append(banner(
-                thumb: thumbImage(thumbnail, prefix: prefix),
-                caption: "Thumbnail file · \(dimensions(thumbnail))"))
-        }
-        if let expanded = item.attachment(.expanded) {
-            var caption: String
-            let thumb: HTML
-            if let rect = expanded.options.thumbnailClippingRect, let clip = thumbClip(expanded, rect: rect, prefix: prefix) {
-                thumb = clip
-                caption = "Expanded image through its clipping rect \(rectText(rect))"
-            } else {
-                thumb = thumbImage(expanded, prefix: prefix)
-                caption = "Expanded image, filled from the centre (no clipping rect)"
-            }
-            if let frame = expanded.options.thumbnailTime { caption += " · frame \(Format.decimal(frame, places: 2))" }
-            if expanded.options.thumbnailHidden { caption += " · thumbnail hidden in the payload" }
-            banners.append(banner(thumb: thumb, caption: caption))
-        }
-        if banners.isEmpty, let media = item.attachment(.media), category(media) == .image {
-            banners.append(banner(thumb: thumbImage(media, prefix: prefix), caption: "Media image, filled from the centre"))
-        }
-        if banners.isEmpty {
-            let media = item.attachment(.media)
-            let isAudio = media.flatMap(category) == .audio
-            var caption = media == nil ? "No image attachment" : "No still image: iOS draws its own"
-            if let t = media?.options.thumbnailTime { caption += " (frame at \(Format.seconds(t)))" }
-            banners.append(banner(
-                thumb: PreviewTemplate.thumbPlaceholder.fill([
-                    "label": .attribute(isAudio ? "audio" : "movie"),
-                    "glyph": .text(isAudio ? "♪" : "▶"),
-                ]),
-                caption: caption))
-        }
-        return HTML.joined(banners)
-    }
-
-    /// Both square thumbnails large, side by side, when the item has both.
-    func compare(_ item: Item, prefix: String) -> HTML {
-        guard let thumbnail = item.attachment(.thumbnail), let expanded = item.attachment(.expanded),
-            let rect = expanded.options.thumbnailClippingRect,
-            let clip = thumbClip(expanded, rect: rect, prefix: prefix)
-        else { return .empty }
-        let (left, facesCaption) = thumbnailWithFaces(item, thumbnail, prefix: prefix)
-        return PreviewTemplate.compare.fill([
-            "left": .html(left),
-            "leftCaption": .text("thumbnail file \(thumbnail.file)\(facesCaption)"),
-            "right": .html(clip),
-            "rightCaption": .text("\(expanded.file) clipped to \(rectText(rect))"),
-        ])
-    }
-
-    func banner(thumb: HTML, caption: String) -> HTML {
-        PreviewTemplate.banner.fill([
-            "title": .text(title), "body": .text(body), "thumb": .html(thumb), "caption": .text(caption),
-        ])
-    }
-
-    func thumbImage(_ attachment: Attachment, prefix: String) -> HTML {
-        PreviewTemplate.thumbFile.fill([
-            "src": .url(prefix + attachment.file), "alt": .attribute("\(attachment.role.rawValue) \(attachment.file)"),
-        ])
-    }
-
-    func thumbClip(_ expanded: Attachment, rect: ClipRect, prefix: String) -> HTML? {
-        guard let geometry = ClipGeometry(rect) else { return nil }
-        return PreviewTemplate.thumbClip.fill([
-            "x": .number(rect.x), "y": .number(rect.y), "w": .number(rect.width), "h": .number(rect.height),
-            "src": .url(prefix + expanded.file),
-            "alt": .attribute("\(expanded.file) clipped"),
-            "widthPercent": .number(geometry.widthPercent),
-            "heightPercent": .number(geometry.heightPercent),
-            "leftPercent": .number(geometry.leftPercent),
-            "topPercent": .number(geometry.topPercent),
-        ])
-    }
-
-    func rectText(_ rect: ClipRect) -> String {
-        "X \(Format.decimal(rect.x, places: 3)) Y \(Format.decimal(rect.y, places: 3)) "
-            + "W \(Format.decimal(rect.width, places: 3)) H \(Format.decimal(rect.height, places: 3))"
-    }
-
-    // MARK: Expanded
-
-    func expanded(_ item: Item, prefix: String) -> HTML {
-        let mediaFile = item.attachment(.media)
-        let mediaCategory = mediaFile.flatMap(category)
-        // A `media` attachment that is an image (e.g. a GIF) is shown like the expanded image.
-        let still = item.attachment(.expanded) ?? item.attachment(.thumbnail) ?? (mediaCategory == .image ? mediaFile : nil)
-        var captionParts: [String] = []
-        let media: HTML
-        if let file = mediaFile, mediaCategory != .image {
-            if mediaCategory == .audio {
-                media = PreviewTemplate.mediaAudio.fill([
-                    "image": .html(still.map { mediaImage($0, prefix: prefix) } ?? .empty),
-                    "src": .url(prefix + file.file),
-                ])
-                captionParts.append("Audio \(file.fileExtension)")
-            } else {
-                media = PreviewTemplate.mediaVideo.fill([
-                    "src": .url(prefix + file.file),
-                    "poster": .html(still.map { PreviewTemplate.posterAttribute.fill(["src": .url(prefix + $0.file)]) } ?? .empty),
-                ])
-                captionParts.append("Movie \(file.fileExtension)")
-                if let d = item.probe?.durationSeconds { captionParts.append(Format.seconds(d)) }
-                if let t = file.options.thumbnailTime { captionParts.append("poster frame at \(Format.seconds(t))") }
-            }
-            if let still { captionParts.append("still: \(still.role.rawValue) \(dimensions(still))") }
-        } else if let still {
-            media = mediaImage(still, prefix: prefix)
-            let animated = still.fileExtension.lowercased() == "gif" || item.kind == .animatedImage
-            captionParts.append(animated ? "Animated \(still.fileExtension.uppercased())" : "Image")
-            captionParts.append(dimensions(still))
-            if let frames = item.probe?.frames, frames > 1 { captionParts.append("\(frames) frames") }
-            if animated, let t = still.options.thumbnailTime { captionParts.append("thumbnail frame \(Format.decimal(t, places: 0))") }
-        } else {
-            media = .empty
-            captionParts.append("No attachment to show")
-        }
-        return PreviewTemplate.longLook.fill([
-            "media": .html(media), "title": .text(title), "body": .text(body),
-            "caption": .text(captionParts.joined(separator: " · ")),
-        ])
-    }
-
-    func mediaImage(_ attachment: Attachment, prefix: String) -> HTML {
-        PreviewTemplate.mediaImage.fill([
-            "src": .url(prefix + attachment.file), "alt": .attribute("\(attachment.role.rawValue) \(attachment.file)"),
-        ])
-    }
-
-    /// Image, audio or movie, from the extension (or the type hint); nil for types iOS refuses.
-    func category(_ attachment: Attachment) -> AttachmentType.Category? {
-        (AttachmentType.forExtension(attachment.fileExtension) ?? AttachmentType.forTypeHint(attachment.typeHint))?.category
-    }
-
-    func dimensions(_ attachment: Attachment) -> String {
-        guard let w = attachment.width, let h = attachment.height else { return attachment.fileExtension }
-        return "\(w)×\(h)"
-    }
-
-    // MARK: Sizes
-
-    func sizeRow(_ attachment: Attachment, prefix: String) -> HTML {
-        let type = AttachmentType.forExtension(attachment.fileExtension)
-            ?? AttachmentType.forTypeHint(attachment.typeHint)
-        var detail = [dimensions(attachment), attachment.mimeType, attachment.typeHint]
-        if let url = attachment.url { detail.append(url) }
-        var bars: [HTML] = []
-        let bytes = Double(attachment.bytes)
-        // The budget the encoder had to meet (recorded per attachment), else the one given here.
-        if let budget = attachment.budget ?? budgets?[attachment.role], budget > 0 {
-            let over = attachment.bytes > budget
-            let beyondLimit = type.map { attachment.bytes > $0.maxBytes } ?? true
-            bars.append(bar(
-                percent: Format.percent(bytes, of: Double(budget)),
-                state: !over ? "ok" : beyondLimit ? "over" : "warn",
-                label: "\(percentText(bytes, of: Double(budget))) of \(Format.bytes(budget)) budget"))
-        }
-        if let type {
-            let limit = type.maxBytes
-            bars.append(bar(
-                percent: Format.percent(bytes, of: Double(limit)),
-                state: attachment.bytes > limit ? "over" : "ok",
-                label: "\(percentText(bytes, of: Double(limit))) of \(Format.bytes(limit)) \(type.category.rawValue) limit"))
-        } else {
-            bars.append(bar(percent: 100, state: "over", label: "not a type iOS accepts"))
-        }
-        return PreviewTemplate.sizeRow.fill([
-            "role": .text(attachment.role.rawValue),
-            "bytesRaw": .attribute(String(attachment.bytes)),
-            "href": .url(prefix + attachment.file),
-            "file": .text(attachment.file),
-            "detail": .text(detail.joined(separator: " · ")),
-            "bars": .html(HTML.joined(bars)),
-            "bytes": .text(Format.bytes(attachment.bytes)),
-        ])
-    }
-
-    func bar(percent: Double, state: String, label: String) -> HTML {
-        PreviewTemplate.bar.fill(["state": .attribute(state), "percent": .number(percent), "label": .text(label)])
-    }
-
-    func percentText(_ a: Double, of b: Double) -> String {
-        let p = a / b * 100
-        if p > 0 && p < 0.01 { return "<0.01%" }
-        return Format.decimal(p, places: p < 1 ? 2 : p < 10 ? 1 : 0) + "%"
-    }
-
-    /// ok up to half the extension's time, warn up to all of it, over beyond.
 }

@@ -117,3 +117,33 @@ enum PreviewStyle {
         footer { color: var(--ink2); font-size: 12px; margin-top: 24px; max-width: 900px; }
         """#)
 }
+
+extension PreviewStyle {
+    /// What the pages of a paged preview add to ``css``: the pager, the panels of the summary,
+    /// the lists of page links. Only on those pages, so the single page stays as it is.
+    static let book = HTML(
+        trusted: #"""
+        .pager { display: flex; gap: 16px; align-items: baseline; flex-wrap: wrap; margin: 0 0 16px; font-size: 13px; }
+        .pager .where { color: var(--ink2); }
+        .pager.bottom { margin: 20px 0 0; }
+        .page-head h1 { font-size: 20px; }
+        .panel { background: var(--card); border-radius: 16px; box-shadow: 0 1px 3px rgba(0,0,0,.08); padding: 18px 24px; }
+        .panel h2 { margin-bottom: 8px; }
+        .panel .estimates { margin-top: 0; }
+        .panel .estimates th, .panel .estimates td { padding: 3px 8px 3px 0; font-weight: 400; }
+        .panel table { width: 100%; border-collapse: collapse; }
+        .panel th, .panel td { text-align: left; padding: 6px 10px 6px 0; border-top: 1px solid var(--line); vertical-align: top; font-size: 13px; }
+        .panel thead th { border-top: 0; color: var(--ink2); font-weight: 600; font-size: 12px; }
+        .panel .source { font-weight: 500; overflow-wrap: anywhere; width: 34%; }
+        .panel .warnings { margin: 0; }
+        .panel .warning:first-child { margin-top: 0; }
+        .count.caution { background: var(--warn); }
+        .outlier .attachment { border-top: 0; padding: 0; }
+        .more { margin: 12px 0 0; color: var(--ink2); }
+        .page-links { display: flex; flex-wrap: wrap; gap: 4px 10px; margin: 6px 0 0; font-variant-numeric: tabular-nums; }
+        .sample { display: flex; flex-direction: column; gap: 12px; }
+        .section-title { margin: 8px 0 0; }
+        .sample-item .where { margin: 0 0 6px; font-size: 12px; }
+        .item.oversize .note { margin: 0; }
+        """#)
+}

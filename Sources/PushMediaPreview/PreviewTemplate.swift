@@ -1,13 +1,14 @@
 // The preview page's markup: the page template and its fragments, with `{{name}}` placeholders
 // filled by `Template.fill`, which escapes every value for its context. No markup is built
-// anywhere else. Styles are in PreviewStyle.swift.
+// anywhere else (the paged preview's own templates are in PreviewTemplate+Book.swift). Styles
+// are in PreviewStyle.swift.
 
 /// The templates of the preview page.
 enum PreviewTemplate {
-    /// The whole page. No scripts: the Content-Security-Policy forbids them, so even a mistake in
-    /// escaping could not run code. Images and media load from relative URLs (and `file:`, so the
+    /// The start of every page, up to `<body>`. No scripts: the Content-Security-Policy forbids
+    /// them, so even a mistake in escaping could not run code. Images and media load from relative URLs (and `file:`, so the
     /// page works when opened straight from disk).
-    static let page = Template(
+    static let document = Template(
         #"""
         <!DOCTYPE html>
         <html lang="en">
@@ -16,12 +17,19 @@ enum PreviewTemplate {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src * data: file:; media-src * data: file:; style-src 'unsafe-inline'">
         <meta name="generator" content="{{generator}}">
-        <title>Push preview · {{total}} items · {{generatedAt}}</title>
+        <title>{{title}}</title>
         <style>
         {{style}}
         </style>
         </head>
         <body>
+        """#)
+
+    /// The preview page (the single page, and the summary of a paged preview): the document's
+    /// head, then the summary header, failures, items and footer.
+    static let page = Template(
+        #"""
+        {{head}}
         <header class="summary" id="summary">
           <div class="summary-head">
             <div>
@@ -44,6 +52,14 @@ enum PreviewTemplate {
         <main class="items" id="items">
         {{items}}
         </main>
+        {{footer}}
+        </body>
+        </html>
+        """#)
+
+    /// The footer of every page: how the estimates and bars are computed.
+    static let footer = Template(
+        #"""
         <footer>
           Estimated download time = bytes × 8 ÷ the profile's delivery link ({{link}}; no latency or
           overhead), summed over an item's attachments (the extension downloads them all before the
@@ -51,15 +67,13 @@ enum PreviewTemplate {
           Bars: bytes against the byte budget (when set) and against Apple's hard limit for the type
           (images 10 MB, audio 5 MB, movies 50 MB).
         </footer>
-        </body>
-        </html>
         """#)
 
     /// The download-time table in the summary header.
     static let estimates = Template(
         #"""
         <section class="estimates" aria-label="Download time">
-          <h2>Download time on a slow link <span class="hint">{{link}}, against the profile's {{target}} target (the extension gets {{limit}})</span></h2>
+          <h2>{{heading}} <span class="hint">{{link}}, against the profile's {{target}} target (the extension gets {{limit}})</span></h2>
           <table>
             <tbody>
         {{rows}}
@@ -71,7 +85,7 @@ enum PreviewTemplate {
     /// One row of the download-time table.
     static let estimateRow = Template(
         #"""
-              <tr class="estimate {{state}}" data-seconds="{{secondsRaw}}"><th scope="row"><a href="#{{anchor}}">{{source}}</a>{{encoding}}</th><td class="num">{{bytes}}</td><td class="barcell">{{bar}}</td><td class="num">{{seconds}}</td></tr>
+              <tr class="estimate {{state}}" data-seconds="{{secondsRaw}}"><th scope="row"><a href="{{href}}">{{source}}</a>{{encoding}}</th><td class="num">{{bytes}}</td><td class="barcell">{{bar}}</td><td class="num">{{seconds}}</td></tr>
         """#)
 
     /// The failures section, above the items.
@@ -84,7 +98,7 @@ enum PreviewTemplate {
             <tbody>
         {{rows}}
             </tbody>
-          </table>
+          </table>{{more}}
         </section>
         """#)
 
@@ -273,8 +287,11 @@ enum PreviewTemplate {
         """#)
 
     /// Every template, for the tests.
-    static let all: [String: Template] = [
-        "page": page, "estimates": estimates, "estimateRow": estimateRow, "failures": failures,
+    static let all: [String: Template] = single.merging(book) { a, _ in a }
+
+    /// The templates of the single page.
+    static let single: [String: Template] = [
+        "document": document, "page": page, "footer": footer, "estimates": estimates, "estimateRow": estimateRow, "failures": failures,
         "failureRow": failureRow, "item": item, "banner": banner, "thumbFile": thumbFile,
         "thumbFaces": thumbFaces, "faceBox": faceBox,
         "thumbClip": thumbClip, "thumbPlaceholder": thumbPlaceholder,
