@@ -182,9 +182,9 @@ static bool fill_stretches(gif_writer *w, const gifr_colour_index *lookup, int l
 }
 
 /// Appends the frame's LZW data: candidate A (w->indices), then B and C where they differ from
-/// those before and have an eighth fewer breaks than the fewest before (LZW codes few long runs
-/// shortest; a candidate with about as many is not coded, which keeps noise and photographs from
-/// being coded three times), the shortest kept. 0, or -1.
+/// those before and have fewer breaks than the fewest before and than A's less an eighth (B) or
+/// a quarter (C) (LZW codes few long runs shortest; a candidate with about as many is not coded,
+/// which keeps noise and photographs from being coded three times), the shortest kept. 0, or -1.
 static int put_pixels(gif_writer *w, int code_bits, int left, int top, int width, int height, bool fill) {
     gif_output *out = &w->out;
     size_t mark = out->length;
@@ -206,10 +206,10 @@ static int put_pixels(gif_writer *w, int code_bits, int left, int top, int width
     gifr_colour_index lookup;
     build_lookup(&lookup, w->pending.palette);
     size_t best = out->length - mark;
-    const long limit_a = fewest - fewest / 8;
+    const long limit_a = fewest - fewest / 8, fewest_a = fewest;
     bool coded_b = false;
     for (int mixed = 0; mixed < 2; mixed++) {
-        long limit = VIPS_MIN(limit_a, fewest);
+        long limit = mixed ? VIPS_MIN(fewest_a - fewest_a / 4, fewest) : VIPS_MIN(limit_a, fewest);
         if (w->least[0] >= limit) continue;
         if (mixed ? !fill_stretches(w, &lookup, left, top, width, height, coded_b)
                   : !fill_every(w, &lookup, left, top, width, height, limit, w->least))
