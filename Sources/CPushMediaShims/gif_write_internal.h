@@ -1,5 +1,6 @@
-// Shared by the GIF writer (gif_write.c: frames, changes, output) and its palettes
-// (gif_write_palette.c). Private to CPushMediaShims.
+// Shared by the GIF writer (gif_write.c: the steps of a frame, the output), what changes and how
+// a frame is disposed (gif_write_changes.c), a frame as written (gif_write_emit.c) and its
+// palettes (gif_write_palette.c). Private to CPushMediaShims.
 #ifndef PUSHMEDIA_GIF_WRITE_INTERNAL_H
 #define PUSHMEDIA_GIF_WRITE_INTERNAL_H
 
@@ -55,6 +56,10 @@ typedef struct {
     GifPixelType *indices;
     unsigned char *changed;   // 1 where the frame writes the pixel
     unsigned char *packed;    // RGBA: the changed pixels, one after another, for libimagequant
+    GifPixelType *fill;       // a frame's indices with the pixels it leaves as shown filled in
+    long *least;              // per row of a frame: the fewest breaks a filled-in one can have
+    unsigned char *saved;     // RGBA × 2 (shown, then written) before the waiting frame was drawn,
+                              // over its rectangle of changes; for disposal 3 (frames with alpha)
     VipsRect last_changes;    // the rectangle of the last frame's changed pixels
     int row;                  // rows of the current frame received
     int number;               // frames written
@@ -80,6 +85,7 @@ typedef struct {
     struct {
         bool waiting;
         int left, top, right, bottom;      // its rectangle (inclusive)
+        VipsRect saved;                    // where w->saved holds what was shown before it
         int unchanged;                     // the index of pixels it leaves as shown
         bool transparent;                  // whether that index is see-through
         int centiseconds;
@@ -110,6 +116,27 @@ GIFR_HIDDEN int gifw_finish(gif_writer *w, unsigned char **gif, size_t *length);
 GIFR_HIDDEN size_t gifw_given_up_length(const gif_writer *w);
 /// Frees what the writer holds.
 GIFR_HIDDEN void gifw_end(gif_writer *w);
+
+// gif_write_changes.c
+/// Marks the pixels the frame writes (w->changed) inside `scan` and returns their rectangle in
+/// *changes; *clear gets the rectangle of the pixels that must turn see-through where something
+/// is shown (empty when none). Outside `scan` nothing is marked (see gifw_write_frame).
+GIFR_HIDDEN void gifw_find_changes(gif_writer *w, const VipsRect *scan, VipsRect *changes, VipsRect *clear);
+/// How the waiting frame must be disposed for the current one: 1 (left in place) when nothing
+/// must turn see-through (`clear` empty), else 2 or 3, whichever leaves fewer pixels to draw.
+GIFR_HIDDEN int gifw_choose_disposal(gif_writer *w, const VipsRect *clear);
+/// What the waiting frame's disposal leaves in w->shown and w->written (2: its rectangle grown
+/// to hold `clear` cleared; 3: its rectangle restored); *scan grows to hold that rectangle. Call
+/// once the frame is written (gifw_emit_pending).
+GIFR_HIDDEN void gifw_dispose(gif_writer *w, int disposal, const VipsRect *clear, VipsRect *scan);
+/// Keeps what is shown in `rect` (the frame's rectangle of changes) before the frame is drawn,
+/// for its disposal 3 (frames with alpha only).
+GIFR_HIDDEN void gifw_save_before(gif_writer *w, const VipsRect *rect);
+
+// gif_write_emit.c
+/// Writes the waiting frame with `disposal` (see gif_write_emit.c). 0; 2 when the GIF passed
+/// give_up_bytes with frames still to write (w->gave_up); -1 on failure (no libvips error).
+GIFR_HIDDEN int gifw_emit_pending(gif_writer *w, int disposal, const VipsRect *clear);
 
 // gif_write_palette.c
 /// The palette for the current frame's changed pixels inside the rectangle (left, top, width,

@@ -170,9 +170,11 @@ int pm_gif_load(const char *path, VipsImage **out);
 /// colours when at most 2^bitdepth − 1, else libimagequant's), are mapped to the nearest palette
 /// colour and written; the global palette (the first frame's) or the previous frame's is kept
 /// when it holds those colours or is within interpalette_maxerror (0 when reuse is off). Where a
-/// pixel must turn see-through, the frame before is disposed (2) and what stays is drawn again,
-/// so every frame shows its source's transparency. Reads a frame at a time. 0: *gif (free with free) holds *length bytes; 2: given up (give_up_bytes),
-/// *length the bytes written; -1: a libvips error.
+/// pixel must turn see-through, the frame before is disposed (2 or 3, whichever leaves less to
+/// draw) and what stays is drawn again, so every frame shows its source's transparency; pixels
+/// a frame leaves as shown are written see-through or as the colour shown, whichever codes
+/// shorter (gif_write_emit.c). Reads a frame at a time. 0: *gif (free with free) holds *length
+/// bytes; 2: given up (give_up_bytes), *length the bytes written; -1: a libvips error.
 int pm_gif_write(VipsImage *in, const pm_gif_settings *settings, unsigned char **gif, size_t *length);
 /// For the test of the writer's nearest-colour search: `palettes` palettes (`counts[k]` RGB
 /// colours from rgb + k × 768, `see_through[k]` the index never chosen or -1), each in turn; every
