@@ -38,7 +38,8 @@ public struct Manifest: Codable, Sendable, Equatable {
         items.first { $0.source == source }
     }
 
-    static func timestamp(_ date: Date) -> String {
+    /// `date` as the manifest writes times: ISO 8601, UTC, whole seconds.
+    public static func timestamp(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: date)

@@ -50,6 +50,13 @@ struct PreviewCommand: ParsableCommand {
     func run() throws {
         let manifestURL = URL(fileURLWithPath: self.manifest).standardizedFileURL
         let pageURL = URL(fileURLWithPath: out).standardizedFileURL
+        // A manifest with its NDJSON form streams into a book (pages past 200 items) when the
+        // page is `preview.html`, the name the pages link back to; else the whole manifest is read.
+        let lines = manifestURL.pathExtension == "ndjson" ? manifestURL : manifestURL.deletingPathExtension().appendingPathExtension("ndjson")
+        if pageURL.lastPathComponent == PreviewBook.summaryName, FileManager.default.fileExists(atPath: lines.path) {
+            try writeBook(from: lines, manifestDirectory: manifestURL.deletingLastPathComponent(), pageURL: pageURL)
+            return
+        }
         let manifest = try readManifest(self.manifest)
         let html = PreviewRenderer.render(
             manifest: manifest,
@@ -63,6 +70,32 @@ struct PreviewCommand: ParsableCommand {
             throw ExitCode(1)
         }
         print("preview: \(pageURL.path) (\(manifest.summary.ok) ok, \(manifest.summary.failed) failed)")
+    }
+
+    /// The preview of an NDJSON manifest, read a line at a time: memory holds a page.
+    private func writeBook(from lines: URL, manifestDirectory: URL, pageURL: URL) throws {
+        let folder = pageURL.deletingLastPathComponent()
+        let prefix = RelativePath.from(folder, to: manifestDirectory)
+        let attributes = try? FileManager.default.attributesOfItem(atPath: lines.path)
+        let written = Manifest.timestamp((attributes?[.modificationDate] as? Date) ?? Date())
+        // The profile is in the JSON form's header only: read up to its items would need a
+        // streaming parser, so the book shows the built-in profile's delivery link.
+        let book = PreviewBook(
+            renderer: PreviewRenderer(title: title ?? PreviewRenderer.defaultTitle, body: body ?? PreviewRenderer.defaultBody),
+            directory: folder, attachmentsPrefix: prefix, generator: .current, generatedAt: written, profile: .default)
+        var summary = Manifest.Summary(items: [])
+        do {
+            try Manifest.forEachLine(ofNDJSON: lines) { item in
+                try book.add(item)
+                summary.add(item)
+                return true
+            }
+            _ = try book.finish()
+        } catch {
+            printError("error: cannot write the preview of \(lines.path) into \(folder.path): \(error)")
+            throw ExitCode(1)
+        }
+        print("preview: \(pageURL.path) (\(summary.ok) ok, \(summary.failed) failed)")
     }
 
 }
