@@ -13,7 +13,9 @@ struct CatalogueBatchTests {
 
     /// `count` distinct 8×8 JPEGs (one colour each) in one flat folder, plus broken files.
     static func makeCatalogue() async throws -> URL {
-        let folder = try Support.temporaryFolder("catalogue-input")
+        let work = try Support.temporaryFolder("catalogue")
+        let folder = work.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let script = """
             import sys
             from PIL import Image
@@ -21,7 +23,8 @@ struct CatalogueBatchTests {
             for i in range(n):
                 Image.new("RGB", (8, 8), (i % 256, (i // 256) % 256, (i * 7) % 256)).save(f"{out}/product-{i:05d}.jpg", quality=90)
             """
-        let made = try await Support.run("/usr/bin/env", ["python3", "-c", script, folder.path, String(count)], in: folder)
+        // Debian's Python, which has Pillow (python3-pil), not a pyenv one.
+        let made = try await Support.run("/usr/bin/python3", ["-c", script, folder.path, String(count)], in: work)
         #expect(made.status == 0, "\(made.error)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
         for name in broken { try Data("not an image".utf8).write(to: folder.appendingPathComponent(name)) }
@@ -62,28 +65,36 @@ struct CatalogueBatchTests {
             let size = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(attachment.file).path)[.size] as? Int
             #expect(size == attachment.bytes, "\(attachment.file)")
         }
-        let top = Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
+        // (The schema checks leave their command's output, run-*, in the folder.)
+        let top = Set(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { !$0.hasPrefix("run-") })
         let shards = Set(attachments.map { String($0.file.prefix(2)) })
         #expect(top == shards.union(["manifest.json", "manifest.ndjson", "preview.html", "preview", ".pushmedia"]), "\(top.subtracting(shards))")
 
-        // The preview: no page over 2 MB; every item on exactly one page of items or failures.
+        // The preview: no page over 2 MB; every ok item's card on exactly one page of items,
+        // every failure's row on a page of failures.
         let pages = try PreviewPages(out)
         #expect(pages.largest <= 2 << 20, "largest page \(pages.largest) bytes")
+        #expect(pages.all.count > 2 && pages.all.keys.contains("preview/items-0001.html"), "\(pages.all.keys.sorted())")
+        let cards = pages.sources(onPagesStartingWith: "preview/items", marker: "<article class=\"item")
+        let rows = pages.sources(onPagesStartingWith: "preview/failed", marker: "<tr class=\"failure\"")
         for item in manifest.items {
-            let pagesWithItem = pages.itemPages.filter { $0.value.contains(HTMLText.escape(item.source)) }
-            #expect(pagesWithItem.count == 1 || item.status == .failed, "\(item.source) on \(pagesWithItem.keys.sorted())")
+            let source = HTMLText.escape(item.source)
+            if item.status == .ok {
+                #expect(cards[source] == 1, "\(item.source): \(cards[source] ?? 0) cards")
+            } else {
+                #expect(rows[source] == 1 && cards[source] == nil, "\(item.source)")
+            }
         }
-        for source in Self.broken {
-            #expect(pages.all.contains { $0.key.hasPrefix("preview/failed") && $0.value.contains(source) }, "\(source)")
-        }
+        #expect(cards.values.reduce(0, +) == Self.count && rows.values.reduce(0, +) == Self.broken.count)
 
         // A second run: all resumed, the same files and items.
-        let files = try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { !$0.hasPrefix(".pushmedia") }.sorted()
+        let outputs = { try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { !$0.hasPrefix(".pushmedia") && !$0.hasPrefix("run-") }.sorted() }
+        let files = try outputs()
         let events = EventLog()
         let second = try await batch.run { events.append($0) }
         #expect(events.items.count == first.summary.total && events.items.allSatisfy(\.resumed))
         #expect(try second.readManifest().items == manifest.items)
-        #expect(try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { !$0.hasPrefix(".pushmedia") }.sorted() == files)
+        #expect(try outputs() == files)
     }
 }
 
@@ -105,8 +116,20 @@ struct PreviewPages {
         }
     }
 
-    /// The pages that hold item cards (not the summary, not the failure lists).
-    var itemPages: [String: String] { all.filter { $0.key.hasPrefix("preview/items") } }
+    /// How often each source (as escaped in the page) is on the pages whose path starts with
+    /// `prefix`, in an element that starts with `marker` and carries `data-source`.
+    func sources(onPagesStartingWith prefix: String, marker: String) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for (path, html) in all where path.hasPrefix(prefix) {
+            for element in html.components(separatedBy: marker).dropFirst() {
+                guard let start = element.range(of: "data-source=\""),
+                    let end = element[start.upperBound...].firstIndex(of: "\"")
+                else { continue }
+                counts[String(element[start.upperBound..<end]), default: 0] += 1
+            }
+        }
+        return counts
+    }
 }
 
 /// HTML text escaping as the preview writes it (for finding a source on a page).
