@@ -5,8 +5,8 @@ import Foundation
 /// into hidden temporary files that ``finish()`` renames into place (atomic: a reader sees the
 /// old manifest or the new one, never half of one).
 ///
-/// Items are written in the order they are added; the summary is counted as they go and written
-/// after them (JSON keys are sorted: `items` comes before `profile`, `schemaVersion` and
+/// Items are written in the order they are added, each on one line (compact, keys sorted, as in
+/// the NDJSON form); the summary is counted as they go and written after them (JSON keys are sorted: `items` comes before `profile`, `schemaVersion` and
 /// `summary`), so nothing holds all items at once.
 ///
 /// ```swift
@@ -56,10 +56,22 @@ public final class ManifestWriter {
 
     /// Appends one item to both forms.
     public func add(_ item: Item) throws {
+        try add(encoded: lineEncoder.encode(item), status: item.status, attachmentBytes: item.attachments.reduce(0) { $0 + $1.bytes })
+    }
+
+    /// Appends one item already encoded as ``Item/jsonData()`` writes it (compact, keys sorted:
+    /// a job's stored result), without decoding and encoding it again; `status` and
+    /// `attachmentBytes` are what the summary counts of it.
+    public func add(encoded: Data, status: Item.Status, attachmentBytes: Int) throws {
         precondition(!finished, "ManifestWriter.add after finish")
-        try json.write((summary.total == 0 ? "\n    " : ",\n    ") + indented(itemEncoder.encode(item), by: 4))
-        try ndjson.write(String(decoding: lineEncoder.encode(item), as: UTF8.self) + "\n")
-        summary.add(item)
+        // In the JSON form each item is one line of the `items` array, as in the NDJSON form.
+        try json.write(summary.total == 0 ? "\n    " : ",\n    ")
+        try json.write(encoded)
+        try ndjson.write(encoded)
+        try ndjson.write("\n")
+        summary.total += 1
+        if status == .ok { summary.ok += 1 } else { summary.failed += 1 }
+        summary.outputBytes += attachmentBytes
     }
 
     /// Writes the summary, flushes both files and renames them into place.
@@ -126,8 +138,12 @@ public final class ManifestWriter {
         }
 
         func write(_ text: String) throws {
+            try write(Data(text.utf8))
+        }
+
+        func write(_ data: Data) throws {
             guard handle != nil else { return }
-            buffer.append(contentsOf: text.utf8)
+            buffer.append(data)
             if buffer.count >= 1 << 20 { try flush() }
         }
 

@@ -14,28 +14,55 @@ public enum ManifestAssembler {
 
     /// The manifest item of one job.
     public static func item(from job: Job, baseURL: String?) -> Item {
-        var item = job.result.flatMap { try? Item.decode(from: $0) } ?? placeholder(for: job)
+        decoded(job, baseURL: baseURL).item
+    }
+
+    /// The item of a job, and whether it is the job's stored result (not a placeholder).
+    private static func decoded(_ job: Job, baseURL: String?) -> (item: Item, stored: Bool) {
+        let stored = job.result.flatMap { try? Item.decode(from: $0) }
+        var item = stored ?? placeholder(for: job)
         item.sourcePath = EscapedPath(jobSource: job.source)
         for index in item.attachments.indices {
             item.attachments[index].url = baseURL.map { OutputStore.url(base: $0, file: item.attachments[index].file) }
         }
+        return (item, stored != nil)
+    }
+
+    /// Adds a job's item to `writer`: its stored result as it is when nothing is added to it (no
+    /// `baseURL`: a result is the item's ``Item/jsonData()``, source included), so only what the
+    /// summary counts is read from it; else the item, decoded and given its URLs.
+    /// - Returns: the item when it was decoded whole.
+    @discardableResult
+    public static func add(_ job: Job, baseURL: String?, to writer: ManifestWriter, decodingWhole: Bool = false) throws -> Item? {
+        if baseURL == nil, !decodingWhole, let result = job.result, let counted = try? JSONDecoder().decode(CountedItem.self, from: result) {
+            try writer.add(encoded: result, status: counted.status, attachmentBytes: counted.attachments.reduce(0) { $0 + $1.bytes })
+            return nil
+        }
+        let (item, stored) = decoded(job, baseURL: baseURL)
+        if baseURL == nil, stored, let result = job.result {
+            try writer.add(encoded: result, status: item.status, attachmentBytes: item.attachments.reduce(0) { $0 + $1.bytes })
+        } else {
+            try writer.add(item)
+        }
         return item
     }
 
-    /// Streams a campaign's manifest from the queue into `writer` (and `also`, e.g. a preview),
-    /// a page of jobs at a time: memory does not grow with the campaign.
+    /// What the manifest's summary counts of an item.
+    struct CountedItem: Decodable {
+        struct Counted: Decodable { var bytes: Int }
+        var status: Item.Status
+        var attachments: [Counted]
+    }
+
+    /// Streams a campaign's manifest from the queue into `writer`, a page of jobs at a time:
+    /// memory does not grow with the campaign.
     /// - Returns: the summary.
     public static func write(
-        campaign: String, from queue: any JobQueue, baseURL: String?, into writer: ManifestWriter,
-        also: (Item) throws -> Void = { _ in }
+        campaign: String, from queue: any JobQueue, baseURL: String?, into writer: ManifestWriter
     ) async throws -> Manifest.Summary {
         do {
             try await queue.forEachPage(campaign: campaign) { page in
-                for job in page {
-                    let item = item(from: job, baseURL: baseURL)
-                    try writer.add(item)
-                    try also(item)
-                }
+                for job in page { try add(job, baseURL: baseURL, to: writer) }
             }
         } catch {
             writer.discard()

@@ -247,8 +247,7 @@ public struct QueuedBatch: Sendable {
         do {
             try await queue.forEachPage(campaign: campaign) { page in
                 for job in page where inputs.contains(job, profileKey: profileKey) {
-                    let item = ManifestAssembler.item(from: job, baseURL: baseURL)
-                    try manifest.add(item)
+                    guard let item = try ManifestAssembler.add(job, baseURL: baseURL, to: manifest, decodingWhole: true) else { continue }
                     try preview.add(item)
                     if item.status == .failed && failed.count < Self.failedListed { failed.append(item) }
                 }
