@@ -93,8 +93,24 @@ def make_pool(work: Path, largest: int, bases: list[Path]) -> Path:
     return pool
 
 
+def make_tiny_pool(work: Path, largest: int) -> Path:
+    """`largest` distinct 8x8 JPEGs (one colour each): the per-item cost of the machinery (listing,
+    queue, fork, manifest, preview) with almost no image work."""
+    from PIL import Image
+
+    pool = work / "pool-tiny"
+    pool.mkdir(parents=True, exist_ok=True)
+    existing = len(list(pool.iterdir()))
+    for i in range(existing, largest):
+        colour = (i % 256, (i // 256) % 256, (i // 65536) * 40 % 256)
+        Image.new("RGB", (8, 8), colour).save(pool / f"product-{i:07d}.jpg", quality=95)
+        if i % 20000 == 0:
+            log(f"  tiny inputs: {i}/{largest}")
+    return pool
+
+
 def folder_of(work: Path, pool: Path, size: int) -> Path:
-    folder = work / f"in-{size}"
+    folder = work / (f"in-{size}" if pool.name == "pool" else f"in-{pool.name}-{size}")
     if folder.exists() and len(list(folder.iterdir())) == size:
         return folder
     shutil.rmtree(folder, ignore_errors=True)
@@ -127,10 +143,10 @@ def preview_pages(out: Path) -> tuple[int, int]:
 
 
 def process_size(pushmedia: str, work: Path, folder: Path, size: int, jobs: int) -> dict:
-    out = work / f"out-{size}"
+    out = work / f"out-{folder.name}"
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ, LC_ALL="C")
-    log(f"==> process {size} items")
+    log(f"==> process {size} items ({folder.name})")
     first = timed([pushmedia, "process", str(folder), "--out", str(out), "--jobs", str(jobs)], env)
     summary = re.search(r"(\d+) items: (\d+) ok, (\d+) failed", first["stdout"])
     assert summary and int(summary.group(1)) == size and int(summary.group(2)) == size, first["stdout"][-500:]
@@ -142,6 +158,8 @@ def process_size(pushmedia: str, work: Path, folder: Path, size: int, jobs: int)
                       f"process:{folder.resolve()}", "--out", str(work / f"manifest-{size}.json")], env)
     return {
         "items": size,
+        "inputs": folder.name,
+        "load_average": os.getloadavg()[0],
         "wall_ms_per_item": first["wall_s"] * 1000 / size,
         "cpu_ms_per_item": first["cpu_s"] * 1000 / size,
         "peak_rss_mb": first["rss_mb"],
@@ -158,7 +176,7 @@ def process_size(pushmedia: str, work: Path, folder: Path, size: int, jobs: int)
 
 
 def postgres_run(pushmedia: str, work: Path, folder: Path, size: int, url: str) -> dict:
-    out = work / f"out-pg-{size}"
+    out = work / f"out-pg-{folder.name}"
     shutil.rmtree(out, ignore_errors=True)
     campaign = f"bench-{int(time.time())}"
     env = dict(os.environ, LC_ALL="C")
@@ -188,12 +206,21 @@ def main() -> None:
     parser.add_argument("--work", default="Benchmarks/.work/catalogue")
     parser.add_argument("--postgres")
     parser.add_argument("--pg-items", type=int, default=100000)
+    parser.add_argument("--make-only", action="store_true", help="only write the inputs")
+    parser.add_argument("--tiny", action="store_true", help="8x8 distinct JPEGs instead of 640x480 shots")
     args = parser.parse_args()
     work = Path(args.work).resolve()
     sizes = [int(s) for s in args.sizes.split(",")]
     largest = max(sizes + ([args.pg_items] if args.postgres else []))
-    bases = make_bases(work / "bases", 1000)
-    pool = make_pool(work, largest, bases)
+    if args.tiny:
+        pool = make_tiny_pool(work, largest)
+    else:
+        bases = make_bases(work / "bases", 1000)
+        pool = make_pool(work, largest, bases)
+    for size in sizes + ([args.pg_items] if args.postgres else []):
+        folder_of(work, pool, size)
+    if args.make_only:
+        return
     results = []
     for size in sizes:
         row = process_size(args.pushmedia, work, folder_of(work, pool, size), size, args.jobs)

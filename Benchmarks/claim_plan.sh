@@ -20,7 +20,7 @@ for size in $SIZES; do
   echo "## $size jobs"
   # PostgreSQL: the schema by PushMedia's migrations, in a schema of its own.
   schema="claim_plan_$size"
-  psql "$PG" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null
+  psql "$PG" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1
   url="$PG?schema=$schema"
   "$PUSHMEDIA" status --queue "$url" >/dev/null
   psql "$PG" -q >/dev/null <<SQL
@@ -52,7 +52,7 @@ EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM pushmedia_jobs WHERE campaign = 'big'
   AND (source COLLATE "C", profile COLLATE "C") > ('images/img-$(printf %07d $((size / 2))).jpg', 'p')
   ORDER BY source COLLATE "C", profile COLLATE "C" LIMIT 500;
 SQL
-  psql "$PG" -qc "DROP SCHEMA $schema CASCADE" >/dev/null
+  psql "$PG" -qc "DROP SCHEMA $schema CASCADE" >/dev/null 2>&1
 
   # SQLite: the same rows.
   db="$WORK/queue-$size.sqlite"
@@ -73,7 +73,8 @@ SQL
     "a manifest page|SELECT * FROM jobs WHERE campaign = 'big' AND (source, profile) > ('images/img-$(printf %07d $((size / 2))).jpg', 'p') ORDER BY source, profile LIMIT 500"; do
     echo "### SQLite: ${query%%|*}"
     sqlite3 "$db" "EXPLAIN QUERY PLAN ${query#*|}" | grep -v "^QUERY PLAN"
-    best=$(for _ in 1 2 3 4 5; do sqlite3 "$db" ".timer on" "${query#*|}" | grep "Run Time" ; done | sed -E 's/.*real ([0-9.]+).*/\1/' | sort -n | head -1)
+    best=$(for _ in 1 2 3 4 5; do printf '.timer on\n%s;\n' "${query#*|}" | sqlite3 "$db" | grep "Run Time" || true; done \
+      | sed -E 's/.*real ([0-9.]+).*/\1/' | sort -n | head -1)
     echo "best of 5: ${best} s"
   done
   rm -f "$db" "$db-wal" "$db-shm"
