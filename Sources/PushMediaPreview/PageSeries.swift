@@ -151,7 +151,7 @@ final class PageSeries {
         let page = pages + 1
         let html = chrome.head(kind, page: page) + Self.countField(nil)
             + chrome.tail(kind, page: page, hasNext: hasNext, fragments: fragments, first: first, last: last)
-        try PageFile.write(Data(html.utf8), to: folder.appendingPathComponent(Self.fileName(kind, page)), sync: false)
+        try AtomicFile.write(Data(html.utf8), to: folder.appendingPathComponent(Self.fileName(kind, page)), sync: false)
         pages = page
         fragments.removeAll(keepingCapacity: true)
         bytes = 0
@@ -215,28 +215,6 @@ final class PageSeries {
     }
 }
 
-/// Writes a file atomically: a temporary file next to it (`.<name>~<random>.tmp`, mode 0644),
-/// then a rename, so a reader sees the old file or the new one, never half of one.
-enum PageFile {
-    static func write(_ data: Data, to target: URL, sync: Bool) throws {
-        let folder = target.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent)~\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        do {
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            try handle.write(contentsOf: data)
-            if sync { try handle.synchronize() }
-            try handle.close()
-            guard rename(temporary.path, target.path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
-    }
-}
 
 /// Shortened texts for the summary's tables and for items too large for a page.
 enum Clip {

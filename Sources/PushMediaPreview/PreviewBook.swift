@@ -121,7 +121,7 @@ public final class PreviewBook {
             if html.utf8.count <= Self.maxPageBytes {
                 pending.removeAll()
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                try PageFile.write(Data(html.utf8), to: summaryURL, sync: true)
+                try AtomicFile.write(Data(html.utf8), to: summaryURL, sync: true)
                 try PageSeries.removeStale(in: pagesFolder, keeping: [:])
                 if (try? FileManager.default.contentsOfDirectory(atPath: pagesFolder.path))?.isEmpty == true {
                     try FileManager.default.removeItem(at: pagesFolder)
@@ -135,7 +135,7 @@ public final class PreviewBook {
         try PageSeries.removeStale(in: pagesFolder, keeping: stream.pageCounts)
         var html = stream.summaryPage(compact: false)
         if html.utf8.count > Self.maxPageBytes { html = stream.summaryPage(compact: true) }
-        try PageFile.write(Data(html.utf8), to: summaryURL, sync: true)
+        try AtomicFile.write(Data(html.utf8), to: summaryURL, sync: true)
         return stream.series.flatMap(\.paths) + [Self.summaryName]
     }
 

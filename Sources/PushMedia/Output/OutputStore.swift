@@ -1,4 +1,5 @@
 import Foundation
+import PushMediaModel
 
 /// The output folder: files named by their content (`<sha256 prefix>-<suffix>.<ext>`, in a
 /// subfolder of the hash's first two digits when ``layout`` is sharded) and written atomically
@@ -85,25 +86,9 @@ public struct OutputStore: Sendable {
     }
 
     /// Writes to a hidden temporary file in the same folder, flushes it, then renames it over
-    /// `target` (rename is atomic within one file system).
+    /// `target` (``AtomicFile``).
     public static func writeAtomically(_ data: Data, to target: URL) throws {
-        let folder = target.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        do {
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, target.path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
+        try AtomicFile.write(data, to: target, sync: true)
     }
 
     /// `base` joined with `file` by exactly one `/`.
