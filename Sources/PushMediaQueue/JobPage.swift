@@ -36,18 +36,23 @@ extension JobQueue {
     public static var defaultPageSize: Int { 500 }
 
     /// Calls `body` with each page of `campaign`'s jobs, in the order of ``JobQueue/jobs(campaign:)``
-    /// (by source, then profile), holding one page at a time: memory does not grow with the
-    /// campaign. Jobs changed while it runs are seen as they are when their page is read.
+    /// (by source, then profile), holding at most two pages at a time: memory does not grow with
+    /// the campaign. The next page is read while `body` works on this one (on two cores the
+    /// database and the caller overlap), so a page's jobs are seen as they are when it is read,
+    /// which may be before `body` returns for the page before it.
     public func forEachPage(
         campaign: String, pageSize: Int = Self.defaultPageSize, _ body: ([Job]) async throws -> Void
     ) async throws {
-        var position: JobPosition?
-        while true {
-            let page = try await jobs(campaign: campaign, after: position, limit: pageSize)
+        func read(after position: JobPosition?) -> Task<[Job], any Error> {
+            Task { try await jobs(campaign: campaign, after: position, limit: pageSize) }
+        }
+        var next: Task<[Job], any Error>? = read(after: nil)
+        defer { next?.cancel() }
+        while let reading = next {
+            let page = try await reading.value
+            next = page.count < pageSize ? nil : read(after: page.last.map(JobPosition.init(after:)))
             if page.isEmpty { return }
             try await body(page)
-            if page.count < pageSize { return }
-            position = page.last.map(JobPosition.init(after:))
         }
     }
 }

@@ -73,7 +73,7 @@ extension SQLiteJobQueue {
             conditions.append("lease_expires_at <= ?")
             arguments += [expiry.queueMilliseconds]
         }
-        var sql = "SELECT * FROM jobs"
+        var sql = "SELECT \(jobColumns) FROM jobs"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         switch selection.order {
         case .id: sql += " ORDER BY id"
@@ -101,25 +101,34 @@ extension SQLiteJobQueue {
         ])
     }
 
+    /// The columns every job `SELECT` reads, in the order ``decodeJob(_:)`` reads them by index
+    /// (by name, GRDB looks each column up case-insensitively: a quarter of the time a manifest
+    /// of 100,000 jobs took).
+    static let jobColumns = """
+        id, campaign, source, profile, state, attempts, max_attempts, run_at, lease_owner, lease_expires_at, \
+        last_error_code, last_error_message, error_history, result, created_at, updated_at, finished_at
+        """
+
+    /// The job of a row selected with ``jobColumns``.
     static func decodeJob(_ row: Row) throws -> Job {
-        let stateText: String = row["state"]
+        let stateText: String = row[4]
         guard let state = JobState(rawValue: stateText) else {
             throw JobQueueError.corruptRow(table: "jobs", reason: "unknown state '\(stateText)'")
         }
-        let errorCode: String? = row["last_error_code"]
-        let errorMessage: String? = row["last_error_message"]
-        let leaseExpiry: Int64? = row["lease_expires_at"]
-        let finished: Int64? = row["finished_at"]
-        let history: String = row["error_history"]
+        let leaseExpiry: Int64? = row[9]
+        let errorCode: String? = row[10]
+        let errorMessage: String? = row[11]
+        let history: String = row[12]
+        let finished: Int64? = row[16]
         return Job(
-            id: row["id"], campaign: row["campaign"], source: row["source"], profile: row["profile"], state: state,
-            attempts: row["attempts"], maxAttempts: row["max_attempts"],
-            runAt: Date(queueMilliseconds: row["run_at"]), leaseOwner: row["lease_owner"],
+            id: row[0], campaign: row[1], source: row[2], profile: row[3], state: state,
+            attempts: row[5], maxAttempts: row[6],
+            runAt: Date(queueMilliseconds: row[7]), leaseOwner: row[8],
             leaseExpiresAt: leaseExpiry.map(Date.init(queueMilliseconds:)),
             lastError: errorCode.map { JobError(code: $0, message: errorMessage ?? "") },
             errorHistory: try JobNoteCoding.decode(history, table: "jobs"),
-            result: row["result"], createdAt: Date(queueMilliseconds: row["created_at"]),
-            updatedAt: Date(queueMilliseconds: row["updated_at"]), finishedAt: finished.map(Date.init(queueMilliseconds:)))
+            result: row[13], createdAt: Date(queueMilliseconds: row[14]),
+            updatedAt: Date(queueMilliseconds: row[15]), finishedAt: finished.map(Date.init(queueMilliseconds:)))
     }
 
     static func decodeCounts(_ rows: [Row]) throws -> JobCounts {

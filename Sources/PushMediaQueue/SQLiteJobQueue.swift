@@ -69,7 +69,7 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
                 VALUES (?, ?, ?, 'queued', 0, ?, ?, '[]', ?, ?)
                 ON CONFLICT (campaign, source, profile) DO NOTHING
                 """)
-            let select = try db.cachedStatement(sql: "SELECT * FROM jobs WHERE campaign = ? AND source = ? AND profile = ?")
+            let select = try db.cachedStatement(sql: "SELECT \(Self.jobColumns) FROM jobs WHERE campaign = ? AND source = ? AND profile = ?")
             var out: [Job] = []
             out.reserveCapacity(jobs.count)
             for job in jobs {
@@ -97,14 +97,14 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
 
     public func job(id: JobID) async throws -> Job? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM jobs WHERE id = ?", arguments: [id]).map(Self.decodeJob)
+            try Row.fetchOne(db, sql: "SELECT \(Self.jobColumns) FROM jobs WHERE id = ?", arguments: [id]).map(Self.decodeJob)
         }
     }
 
     public func jobs(campaign: String) async throws -> [Job] {
         try await pool.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM jobs WHERE campaign = ? ORDER BY source, profile, id", arguments: [campaign]
+                db, sql: "SELECT \(Self.jobColumns) FROM jobs WHERE campaign = ? ORDER BY source, profile, id", arguments: [campaign]
             ).map(Self.decodeJob)
         }
     }
@@ -115,12 +115,12 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
             if let after {
                 return try Row.fetchAll(
                     db,
-                    sql: "SELECT * FROM jobs WHERE campaign = ? AND (source, profile) > (?, ?) ORDER BY source, profile LIMIT ?",
+                    sql: "SELECT \(Self.jobColumns) FROM jobs WHERE campaign = ? AND (source, profile) > (?, ?) ORDER BY source, profile LIMIT ?",
                     arguments: [campaign, after.source, after.profile, limit]
                 ).map(Self.decodeJob)
             }
             return try Row.fetchAll(
-                db, sql: "SELECT * FROM jobs WHERE campaign = ? ORDER BY source, profile LIMIT ?", arguments: [campaign, limit]
+                db, sql: "SELECT \(Self.jobColumns) FROM jobs WHERE campaign = ? ORDER BY source, profile LIMIT ?", arguments: [campaign, limit]
             ).map(Self.decodeJob)
         }
     }
@@ -139,7 +139,7 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
         try await pool.read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM jobs WHERE state = ? AND (? IS NULL OR campaign = ?) ORDER BY campaign, source, profile, id",
+                sql: "SELECT \(Self.jobColumns) FROM jobs WHERE state = ? AND (? IS NULL OR campaign = ?) ORDER BY campaign, source, profile, id",
                 arguments: [JobState.dead.rawValue, campaign, campaign]
             ).map(Self.decodeJob)
         }
