@@ -71,8 +71,9 @@ public protocol JobQueue: Sendable {
     /// How many jobs of `campaign` finished at or after `since`, and the earliest of them.
     func finishes(campaign: String, since: Date) async throws -> RecentFinishes
 
-    /// The dead jobs (of one campaign or all) with their errors, ordered by campaign and source.
-    func deadJobs(campaign: String?) async throws -> [Job]
+    /// The first `limit` dead jobs (of one campaign or all) with their errors, ordered by
+    /// campaign and source (``counts(campaign:)`` says how many there are).
+    func deadJobs(campaign: String?, limit: Int) async throws -> [Job]
 
     /// Counts by state for `campaign` (all campaigns together when nil).
     func counts(campaign: String?) async throws -> JobCounts

@@ -182,11 +182,12 @@ public final class PostgresJobQueue: TransitioningJobQueue {
         }
     }
 
-    public func deadJobs(campaign: String?) async throws -> [Job] {
+    public func deadJobs(campaign: String?, limit: Int) async throws -> [Job] {
         try await fetchJobs("""
             SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
             WHERE state = \(JobState.dead.rawValue) AND (\(campaign)::text IS NULL OR campaign = \(campaign))
             ORDER BY campaign COLLATE "C", source COLLATE "C", profile COLLATE "C", id
+            LIMIT \(limit)
             """)
     }
 

@@ -135,12 +135,12 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
         }
     }
 
-    public func deadJobs(campaign: String?) async throws -> [Job] {
+    public func deadJobs(campaign: String?, limit: Int) async throws -> [Job] {
         try await pool.read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT \(Self.jobColumns) FROM jobs WHERE state = ? AND (? IS NULL OR campaign = ?) ORDER BY campaign, source, profile, id",
-                arguments: [JobState.dead.rawValue, campaign, campaign]
+                sql: "SELECT \(Self.jobColumns) FROM jobs WHERE state = ? AND (? IS NULL OR campaign = ?) ORDER BY campaign, source, profile, id LIMIT ?",
+                arguments: [JobState.dead.rawValue, campaign, campaign, limit]
             ).map(Self.decodeJob)
         }
     }

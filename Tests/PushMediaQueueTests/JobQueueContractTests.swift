@@ -246,11 +246,12 @@ struct JobQueueContractTests {
             _ = try await queue.failTransiently(
                 jobID: other.id, owner: owner, error: JobError(code: "timeout", message: "d"), retryDelay: .zero)
 
-            let dead = try await queue.deadJobs(campaign: "c")
+            let dead = try await queue.deadJobs(campaign: "c", limit: 10)
             #expect(dead.map(\.id) == [job.id])
             #expect(dead.first?.lastError == JobError(code: "timeout", message: "attempt 2"))
             #expect(dead.first?.errorHistory.count == 2)
-            #expect(try await queue.deadJobs(campaign: nil).map(\.id) == [job.id, other.id])
+            #expect(try await queue.deadJobs(campaign: nil, limit: 10).map(\.id) == [job.id, other.id])
+            #expect(try await queue.deadJobs(campaign: nil, limit: 1).map(\.id) == [job.id])
             #expect(try await queue.claim(owner: owner, leaseDuration: lease).isEmpty)
 
             #expect(try await queue.retryDead(campaign: "c") == 1)

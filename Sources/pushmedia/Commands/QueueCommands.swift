@@ -88,20 +88,40 @@ struct EnqueueCommand: AsyncParsableCommand {
         let logger = global.bootstrapLogging()
         let profileKey = try ProfileKey.encode(try Setting.profile(profile))
         let rootURL = URL(fileURLWithPath: Setting.value(root, Setting.root) ?? FileManager.default.currentDirectoryPath)
-        var jobs: [NewJob]
+        let checked: [CampaignSources.Source]
         do {
-            jobs = try CampaignSources.jobs(for: sources, root: rootURL, campaign: campaign, profile: profileKey)
+            checked = try CampaignSources.checked(sources, root: rootURL)
         } catch {
             throw ValidationError("\(error)")
         }
-        if let maxAttempts { jobs = jobs.map { var j = $0; j.maxAttempts = maxAttempts; return j } }
-        let enqueued = try await withQueue(queue, logger: logger, doing: "cannot enqueue") { try await $0.enqueue(jobs) }
+        // A chunk of up to 1,000 jobs per transaction, as the folders are walked: memory holds
+        // one chunk whatever the folder's size. Enqueueing again is safe, so a run that stops
+        // half way is finished by running it again.
+        let rowEncoder = JSONEncoder()
+        rowEncoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let (total, fresh) = try await withQueue(queue, logger: logger, doing: "cannot enqueue") { queue -> (Int, Int) in
+            var total = 0
+            var fresh = 0
+            try await CampaignSources.forEachChunk(of: checked, campaign: campaign, profile: profileKey) { chunk in
+                let jobs = maxAttempts.map { attempts in chunk.map { var job = $0; job.maxAttempts = attempts; return job } } ?? chunk
+                let enqueued = try await queue.enqueue(jobs)
+                if json {
+                    // One JSON array, a job a line, printed as it goes.
+                    for job in enqueued {
+                        print((total == 0 ? "[\n  " : ",\n  ") + String(decoding: try rowEncoder.encode(JobRow(job)), as: UTF8.self), terminator: "")
+                        total += 1
+                    }
+                } else {
+                    total += enqueued.count
+                }
+                fresh += enqueued.filter { $0.state == .queued && $0.attempts == 0 }.count
+            }
+            return (total, fresh)
+        }
         if json {
-            let rows = enqueued.map { JobRow($0) }
-            print(String(decoding: try jsonEncoder().encode(rows), as: UTF8.self))
+            print(total == 0 ? "[]" : "\n]")
         } else {
-            let fresh = enqueued.filter { $0.state == .queued && $0.attempts == 0 }.count
-            print("campaign \(campaign): \(enqueued.count) job\(enqueued.count == 1 ? "" : "s") (\(fresh) waiting to run, \(enqueued.count - fresh) already known)")
+            print("campaign \(campaign): \(total) job\(total == 1 ? "" : "s") (\(fresh) waiting to run, \(total - fresh) already known)")
         }
     }
 }
@@ -140,12 +160,13 @@ struct StatusCommand: AsyncParsableCommand {
                 let finishes = try await queue.finishes(campaign: entry.campaign, since: now.addingTimeInterval(-CampaignThroughput.window))
                 rates[entry.campaign] = .estimate(finishes: finishes, remaining: remaining, now: now)
             }
-            return (campaigns.map { ($0, rates[$0.campaign]!) }, try await queue.deadJobs(campaign: campaign))
+            return (campaigns.map { ($0, rates[$0.campaign]!) }, try await queue.deadJobs(campaign: campaign, limit: Self.deadListed))
         }
+        let deadTotal = campaigns.reduce(0) { $0 + $1.0.counts[.dead] }
         if json {
             let report = StatusReport(
                 campaigns: campaigns.map { StatusReport.Campaign(campaign: $0.0.campaign, counts: $0.0.counts, throughput: $0.1) },
-                dead: dead.map(JobRow.init))
+                dead: dead.map(JobRow.init), deadTotal: deadTotal)
             print(String(decoding: try jsonEncoder().encode(report), as: UTF8.self))
             return
         }
@@ -159,7 +180,13 @@ struct StatusCommand: AsyncParsableCommand {
         for job in dead {
             print("  dead \(job.campaign) \(job.source): \(job.lastError?.description ?? "no error recorded") (\(job.attempts) attempts)")
         }
+        if deadTotal > dead.count {
+            print("  … and \(deadTotal - dead.count) more dead jobs (the manifest lists every one: pushmedia manifest)")
+        }
     }
+
+    /// Dead jobs listed at most: the counts say how many there are, the manifest lists them all.
+    static let deadListed = 100
 
     struct StatusReport: Encodable {
         struct Campaign: Encodable {
@@ -180,7 +207,10 @@ struct StatusCommand: AsyncParsableCommand {
             }
         }
         var campaigns: [Campaign]
+        /// The first ``StatusCommand/deadListed`` dead jobs.
         var dead: [JobRow]
+        /// How many jobs are dead.
+        var deadTotal: Int
     }
 }
 

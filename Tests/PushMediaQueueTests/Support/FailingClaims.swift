@@ -55,7 +55,7 @@ final class FailingClaims: JobQueue, @unchecked Sendable {
     func finishes(campaign: String, since: Date) async throws -> RecentFinishes {
         try await inner.finishes(campaign: campaign, since: since)
     }
-    func deadJobs(campaign: String?) async throws -> [Job] { try await inner.deadJobs(campaign: campaign) }
+    func deadJobs(campaign: String?, limit: Int) async throws -> [Job] { try await inner.deadJobs(campaign: campaign, limit: limit) }
     func counts(campaign: String?) async throws -> JobCounts { try await inner.counts(campaign: campaign) }
     func countsByCampaign() async throws -> [CampaignJobCounts] { try await inner.countsByCampaign() }
     func cachedResult(contentSHA256: String, profile: String) async throws -> Data? {
