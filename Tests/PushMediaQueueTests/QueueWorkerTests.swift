@@ -123,17 +123,32 @@ struct QueueWorkerTests {
     @Test("a worker heartbeats a job that runs longer than its lease", arguments: Backend.testable)
     func heartbeatKeepsLease(_ backend: Backend) async throws {
         try await withFixture(backend) { fixture in
-            let queue = try await fixture.open(manualClock: false)
+            // The queue's clock is moved by the test, never by the machine's speed: each step
+            // moves it 0.6 s (less than the 1 s lease) and waits for a heartbeat to renew the
+            // lease from there; after 4 steps the clock is far past the first lease's end, while
+            // the worker's rescuer checks every 50 ms.
+            let queue = try await fixture.open(manualClock: true)
             let job = try await queue.enqueue(NewJob(campaign: "c", source: "long", profile: "p"))
             var configuration = Self.fastConfiguration(owner: "beating", concurrency: 1)
             configuration.leaseDuration = .seconds(1)
-            configuration.heartbeatInterval = .milliseconds(250)
-            configuration.rescueInterval = .milliseconds(100)
+            configuration.heartbeatInterval = .milliseconds(50)
+            configuration.rescueInterval = .milliseconds(50)
+            let finish = NIOLockedValueBox(false)
             let worker = QueueWorker(queue: queue, configuration: configuration, logger: Self.quietLogger()) { _ in
-                try await Task.sleep(for: .milliseconds(2500))
+                while !finish.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
                 return .succeeded(result: Data(json: "{}"))
             }
-            try await worker.runUntilDrained(campaign: "c")
+            let run = Task { try await worker.runUntilDrained(campaign: "c") }
+            let firstLease = fixture.clock.now().addingTimeInterval(1)
+            #expect(try await eventually { try await queue.job(id: job.id)?.state == .running })
+            for _ in 0..<4 {
+                fixture.clock.advance(by: .milliseconds(600))
+                let renewedBy = fixture.clock.now().addingTimeInterval(0.9)
+                #expect(try await eventually { (try await queue.job(id: job.id)?.leaseExpiresAt).map { $0 >= renewedBy } ?? false })
+            }
+            #expect(fixture.clock.now() > firstLease.addingTimeInterval(1))
+            finish.withLockedValue { $0 = true }
+            try await run.value
             let stored = try #require(try await queue.job(id: job.id))
             #expect(stored.state == .succeeded)
             #expect(stored.attempts == 1, "never rescued while heartbeating")
