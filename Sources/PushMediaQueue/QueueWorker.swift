@@ -133,9 +133,11 @@ public final class QueueWorker: Service {
             }
             let jobs: [Job]
             do {
+                let claimStarted = ContinuousClock.now
                 jobs = try await queue.claim(
                     owner: configuration.owner, leaseDuration: configuration.leaseDuration, limit: free,
                     campaign: campaign)
+                metrics.recordClaim(.now - claimStarted)
             } catch let failure as StorageFailure {
                 storageFailed(failure, job: nil)
                 continue

@@ -237,6 +237,9 @@ struct WorkerEndpointTests {
             body = (try? await Support.run("/usr/bin/env", ["curl", "-sf", "http://127.0.0.1:\(port)/metrics"], in: folder, timeout: 10))?.output ?? ""
             served = body.contains("pushmedia_jobs") && body.contains("pushmedia_bytes_out_total")
                 && body.contains("pushmedia_jobs{state=\"succeeded\"} 2")
+                // Claims are timed in buckets from 0.25 ms (a claim on an idle queue included).
+                && body.contains("pushmedia_queue_claim_duration_bucket{le=\"0.00025\"}")
+                && !body.contains("pushmedia_queue_claim_duration_count 0")
             if !served { try await Task.sleep(for: .milliseconds(500)) }
         }
         #expect(served, "metrics:\n\(body)\nworker:\n\(worker.error)")

@@ -88,7 +88,9 @@ struct WorkerCommand: AsyncParsableCommand {
         }
 
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        var metricsFactory = PrometheusMetricsFactory(registry: registry)
+        metricsFactory.durationHistogramBuckets[QueueWorkerMetrics.claimDurationLabel] = QueueWorkerMetrics.claimDurationBuckets
+        MetricsSystem.bootstrap(metricsFactory)
 
         let queue = try await openQueue(self.queue, logger: logger)
         var fetchConfiguration = SourceFetcherConfiguration(version: PushMediaVersion.string)
