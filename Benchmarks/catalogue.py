@@ -14,7 +14,8 @@ For each size, `pushmedia process DIR --out OUT --jobs J` (embedded SQLite queue
 manifest.ndjson and the preview pages; then the end-of-run assembly alone: a second `process` over
 the same folder (every item resumed: listing, enqueue, the resumed pass, manifest and preview) and
 `pushmedia manifest` from the queue. With --postgres: the largest size enqueued on PostgreSQL and
-drained by two `pushmedia worker --drain` processes at once, then `manifest --queue`.
+drained by two `pushmedia worker --drain` processes at once (claim latency percentiles from their
+`pushmedia_queue_claim_duration` histograms, scraped from --metrics-port), then `manifest --queue`.
 
 Claim cost against the backlog is measured apart (Benchmarks/claim_plan.sh: the claim's plan and
 time at 10^3-10^6 queued jobs on both databases).
@@ -175,6 +176,29 @@ def process_size(pushmedia: str, work: Path, folder: Path, size: int, jobs: int)
     }
 
 
+def claim_histogram(text: str) -> dict[float, float]:
+    """Cumulative bucket counts of pushmedia_queue_claim_duration from a /metrics page."""
+    buckets = {}
+    for m in re.finditer(r'^pushmedia_queue_claim_duration_bucket\{le="([^"]+)"\} (\S+)$', text, re.M):
+        buckets[float("inf") if m.group(1) == "+Inf" else float(m.group(1))] = float(m.group(2))
+    return buckets
+
+
+def quantile(buckets: dict[float, float], q: float) -> float:
+    """histogram_quantile as Prometheus computes it: linear within the bucket that holds q."""
+    bounds = sorted(buckets)
+    total = buckets[bounds[-1]]
+    rank, below, lower = q * total, 0.0, 0.0
+    for bound in bounds:
+        if buckets[bound] >= rank:
+            if bound == float("inf"):
+                return lower
+            inside = buckets[bound] - below
+            return lower + (bound - lower) * ((rank - below) / inside if inside else 0)
+        below, lower = buckets[bound], bound
+    return lower
+
+
 def postgres_run(pushmedia: str, work: Path, folder: Path, size: int, url: str) -> dict:
     out = work / f"out-pg-{folder.name}"
     shutil.rmtree(out, ignore_errors=True)
@@ -184,18 +208,37 @@ def postgres_run(pushmedia: str, work: Path, folder: Path, size: int, url: str) 
     enqueue = timed([pushmedia, "enqueue", "--queue", url, "--campaign", campaign, "--root", str(folder), str(folder)], env)
     log(f"==> PostgreSQL: two workers drain {size}")
     start = time.perf_counter()
+    ports = [29400 + n for n in range(2)]
     workers = [subprocess.Popen(["/usr/bin/time", "-v", "-o", f"/tmp/catalogue-worker-{n}.txt", pushmedia, "worker", "--queue", url,
-                                 "--campaign", campaign, "--drain", "--out", str(out), "--root", str(folder), "--concurrency", "1"],
+                                 "--campaign", campaign, "--drain", "--out", str(out), "--root", str(folder), "--concurrency", "1",
+                                 "--metrics-port", str(ports[n])],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env) for n in range(2)]
+    # Each worker's claim histogram, scraped every 2 s until it exits (the last scrape misses at
+    # most its final claims).
+    scraped: list[dict[float, float]] = [{}, {}]
+    while any(w.poll() is None for w in workers):
+        for n, w in enumerate(workers):
+            if w.poll() is None:
+                try:
+                    text = subprocess.run(["curl", "-sf", f"http://127.0.0.1:{ports[n]}/metrics"], capture_output=True, text=True,
+                                          timeout=5).stdout
+                    if claim_histogram(text):
+                        scraped[n] = claim_histogram(text)
+                except subprocess.TimeoutExpired:
+                    pass
+        time.sleep(2)
     codes = [w.wait() for w in workers]
     wall = time.perf_counter() - start
     assert codes == [0, 0], codes
     rss = [int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", Path(f"/tmp/catalogue-worker-{n}.txt").read_text()).group(1)) / 1024
            for n in range(2)]
+    claims = {bound: sum(h.get(bound, 0) for h in scraped) for bound in set().union(*scraped)}
     log(f"==> PostgreSQL: manifest of {size}")
     manifest = timed([pushmedia, "manifest", "--queue", url, "--campaign", campaign, "--out", str(work / f"manifest-pg-{size}.json")], env)
     return {"items": size, "enqueue_s": enqueue["wall_s"], "enqueue_rss_mb": enqueue["rss_mb"], "drain_wall_ms_per_item": wall * 1000 / size,
-            "worker_peak_rss_mb": max(rss), "manifest_command_s": manifest["wall_s"], "manifest_command_rss_mb": manifest["rss_mb"]}
+            "worker_peak_rss_mb": max(rss), "claims": claims.get(float("inf"), 0),
+            "claim_ms": {f"p{int(q * 100)}": round(quantile(claims, q) * 1000, 3) for q in (0.5, 0.9, 0.99)} if claims else None,
+            "manifest_command_s": manifest["wall_s"], "manifest_command_rss_mb": manifest["rss_mb"]}
 
 
 def main() -> None:
@@ -210,7 +253,7 @@ def main() -> None:
     parser.add_argument("--tiny", action="store_true", help="8x8 distinct JPEGs instead of 640x480 shots")
     args = parser.parse_args()
     work = Path(args.work).resolve()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",") if s]  # --sizes "": PostgreSQL only
     largest = max(sizes + ([args.pg_items] if args.postgres else []))
     if args.tiny:
         pool = make_tiny_pool(work, largest)
