@@ -1,7 +1,7 @@
 // PushMedia's GIF decoder against giflib's, paired (issue 40). Built by build.sh:
 //
 //   Benchmarks/gifdecode/build.sh OUT
-//   OUT [-n REPEATS] GIF...
+//   OUT [-n REPEATS] [-p 0|1|2] GIF...
 //
 // For each GIF, three ways of producing every frame's full RGBA canvas in turn (each frame drawn
 // on one canvas with its disposal and see-through index, plus one saved copy for disposal 3;
@@ -314,13 +314,25 @@ static double median(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
-    int repeats = 7, first = 1;
-    if (argc > 2 && strcmp(argv[1], "-n") == 0) repeats = atoi(argv[2]), first = 3;
-    if (repeats < 1 || first >= argc) {
-        fprintf(stderr, "usage: %s [-n REPEATS] GIF...\n", argv[0]);
+    int repeats = 7, first = 1, only = -1;
+    while (first + 1 < argc && argv[first][0] == '-') {
+        if (strcmp(argv[first], "-n") == 0) repeats = atoi(argv[first + 1]);
+        else if (strcmp(argv[first], "-p") == 0) only = atoi(argv[first + 1]);
+        else break;
+        first += 2;
+    }
+    if (repeats < 1 || first >= argc || only >= METHODS) {
+        fprintf(stderr, "usage: %s [-n REPEATS] [-p 0|1|2: only A, B or A*, REPEATS times, for a profiler] GIF...\n",
+                argv[0]);
         return 2;
     }
     if (VIPS_INIT(argv[0])) return 1;
+    if (only >= 0) {
+        for (int i = first; i < argc; i++)
+            for (int k = 0; k < repeats; k++)
+                if (decoders[only](argv[i], NULL)) fail("a decode failed");
+        return 0;
+    }
     printf("| file | bytes | size | frames | A CPU ms (min) | B CPU ms (min) | A* CPU ms (min) | A wall ms | B wall ms "
            "| B/A (CPU, medians) | identical |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     double total[METHODS] = {0};

@@ -40,10 +40,11 @@ def main() -> None:
     for name, make in gif.ALL_INPUTS.items():
         if not (out / f"{name}.gif").exists():
             make(out / f"{name}.gif")
-    (out / "squares").mkdir(exist_ok=True)
     if not (out / "badge-1200.gif").exists():
+        (out / "squares").mkdir(exist_ok=True)
         gif.big_square(out / "squares" / "badge-1200.gif", 200)  # its palette goes to out's parent
         (out / "squares" / "badge-1200.gif").rename(out / "badge-1200.gif")
+        (out / "squares").rmdir()
     if not (out / "dithered-1200.gif").exists():
         dithered_pan(out / "dithered-1200.gif")
     subprocess.run([sys.executable, str(ROOT / "Benchmarks" / "gifwriter" / "make_cases.py"), str(out / "cases")],
