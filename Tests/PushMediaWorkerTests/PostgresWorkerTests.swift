@@ -217,6 +217,36 @@ struct WorkerEndpointTests {
         }
     }
 
+    @Test("worker --drain --metrics-port serves metrics while it drains (claims timed, the finished job counted), then exits 0 and closes the port")
+    func metricsWhileDraining() async throws {
+        let folder = try Support.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try await Support.images(2, size: "320x240", in: folder)
+        let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
+        #expect(try await Support.run(
+            Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", "d", "--root", input.path, input.path], in: folder).status == 0)
+        let gate = try ItemGate(in: folder, holding: ["img001.jpg"])
+        let port = 20000 + Int.random(in: 0..<20000)
+        let worker = try BackgroundProcess(
+            Support.pushmedia,
+            ["worker", "--queue", queue, "--out", folder.appendingPathComponent("out").path, "--root", input.path, "--drain",
+             "--concurrency", "2", "--metrics-port", "\(port)"],
+            in: folder, name: "worker", environment: gate.environment)
+        // Mid-drain (one item held at the gate, the other finished): the metrics are served.
+        var body = ""
+        let served = await worker.wait(seconds: 120) {
+            guard gate.isHeld("img001.jpg") else { return false }
+            body = (try? await Support.run("/usr/bin/env", ["curl", "-sf", "http://127.0.0.1:\(port)/metrics"], in: folder, timeout: 10))?.output ?? ""
+            return body.contains("pushmedia_queue_jobs_total{state=\"succeeded\"} 1")
+                && body.contains("pushmedia_queue_claim_duration_bucket{le=\"0.00025\"}")
+        }
+        #expect(served, "metrics:\n\(body)\nworker:\n\(worker.error)")
+        gate.open("img001.jpg")
+        #expect(await worker.exitStatus(within: 120) == 0, "\(worker.error)")
+        let closed = try await Support.run("/usr/bin/env", ["curl", "-sf", "http://127.0.0.1:\(port)/metrics"], in: folder, timeout: 10)
+        #expect(closed.status != 0, "the port is closed once the worker has drained")
+    }
+
     @Test("a worker serves Prometheus metrics; healthcheck passes while it runs, fails without it; SIGTERM stops it cleanly")
     func metrics() async throws {
         let folder = try Support.temporaryFolder()

@@ -39,7 +39,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Jobs processed at once (default: $PUSHMEDIA_CONCURRENCY, else the number of cores).")
     var concurrency: Int?
 
-    @Option(name: .long, help: "Serve Prometheus metrics on this port at /metrics (default: $PUSHMEDIA_METRICS_PORT; none when unset).")
+    @Option(name: .long, help: "Serve Prometheus metrics on this port at /metrics, also while draining (default: $PUSHMEDIA_METRICS_PORT; none when unset).")
     var metricsPort: Int?
 
     @Option(name: .long, help: "Only claim jobs of this campaign.")
@@ -112,7 +112,19 @@ struct WorkerCommand: AsyncParsableCommand {
             "worker started",
             metadata: ["owner": "\(worker.configuration.owner)", "concurrency": "\(concurrency)", "out": "\(bucket?.location.description ?? out.path)"])
         do {
-            if drain {
+            if drain, let metricsPort {
+                // Draining with metrics: the server runs beside the drain and closes when it ends
+                // (the drain ending shuts the group down). Signals act as without metrics.
+                let draining = DrainingWorker(worker: worker, campaign: campaign)
+                let group = ServiceGroup(
+                    configuration: ServiceGroupConfiguration(
+                        services: [
+                            .init(service: draining, successTerminationBehavior: .gracefullyShutdownGroup),
+                            .init(service: MetricsServer(port: metricsPort, registry: registry, health: { worker.health }, logger: logger)),
+                        ],
+                        logger: logger))
+                try await group.run()
+            } else if drain {
                 try await worker.runUntilDrained(campaign: campaign)
             } else {
                 var services: [any Service] = [worker, QueueGauges(queue: queue, logger: logger)]
@@ -159,5 +171,16 @@ struct HealthcheckCommand: ParsableCommand {
             printError("unhealthy: \(reason)")
             throw ExitCode(1)
         }
+    }
+}
+
+/// `worker --drain` as a service, so that a metrics server can run beside it: it returns when the
+/// queue (or the campaign) is drained.
+struct DrainingWorker: Service {
+    let worker: QueueWorker
+    let campaign: String?
+
+    func run() async throws {
+        try await worker.runUntilDrained(campaign: campaign)
     }
 }
