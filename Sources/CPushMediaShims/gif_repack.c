@@ -8,11 +8,13 @@
 // every frame stays exactly the same (the decoded canvas is compared, colour by colour).
 //
 // Disposal: a frame cleared to see-through after it is shown (2) keeps its rectangle, which is
-// what is cleared. A frame restored to what was shown before it (3) is cut like one left in
-// place: restoring the pixels it leaves as they were changes nothing, so only the rectangle of
-// those it changes need be restored, and its unchanged pixels may become transparent or the
-// colour already shown; the canvas under its rectangle is saved before it is drawn and put back
-// after it, so the next frame is compared with what a decoder shows then.
+// what is cleared. A frame restored to what was shown before it (3) keeps its disposal and is
+// cut like one left in place: restoring the pixels it leaves as they were changes nothing, so
+// only the rectangle of those it changes need be restored, and its unchanged pixels may become
+// transparent or the colour already shown. Decoders that restore the frame's rectangle (FFmpeg,
+// Pillow) and those that restore the whole canvas kept from before it (libnsgif) then show the
+// same. The canvas under its rectangle is saved before it is drawn and put back after it, so the
+// next frame is compared with what a decoder shows then.
 //
 // Memory: the canvas (width × height × 4 bytes), the canvas under a restored frame (as much at
 // most), one frame's indices and the candidates' pixels; never frames × pixels. The input is
