@@ -113,16 +113,19 @@ static int read_extension(GifFileType *in, gif_output *out, gifr_frame *next) {
 
 /// Whether the pass can re-pack the frame whose descriptor giflib just read exactly: inside the
 /// screen, the first one covering it (decoders differ on what shows where it does not), not
-/// interlaced, with a colour table; left in place (disposal 0 or 1), or cleared to see-through
+/// interlaced, with a colour table; left in place (disposal 0 or 1), cleared to see-through
 /// (disposal 2 with a transparent index, as PushMedia's writer disposes frames; without one,
-/// decoders differ: the background colour or see-through). Not restored (3).
+/// decoders differ: the background colour or see-through), or restored to what was shown before
+/// it (3), from the second frame on (as the writer restores: decoders differ on what restoring
+/// the first shows).
 static bool repackable(const GifFileType *in, const gifr_frame *f) {
     const GifImageDesc *d = &in->Image;
     bool partial_first = f->index == 0 && (d->Left != 0 || d->Top != 0 || d->Width != in->SWidth || d->Height != in->SHeight);
     return f->colours && !partial_first && !d->Interlace && d->Left >= 0 && d->Top >= 0 && d->Width > 0 && d->Height > 0
         && d->Left + d->Width <= in->SWidth && d->Top + d->Height <= in->SHeight
         && (!f->has_control || f->control.DisposalMode <= DISPOSE_DO_NOT
-            || (f->control.DisposalMode == DISPOSE_BACKGROUND && f->control.TransparentColor >= 0));
+            || (f->control.DisposalMode == DISPOSE_BACKGROUND && f->control.TransparentColor >= 0)
+            || (f->control.DisposalMode == DISPOSE_PREVIOUS && f->index > 0));
 }
 
 /// A frame's indices, all width × height of them: its compressed sub-blocks as giflib reads them

@@ -7,8 +7,18 @@
 // (gif_bytes.c). Of the candidates for a frame the smallest is written. What is shown after
 // every frame stays exactly the same (the decoded canvas is compared, colour by colour).
 //
-// Memory: the canvas (width × height × 4 bytes), one frame's indices and the candidates' pixels;
-// never frames × pixels. The input is read frame by frame.
+// Disposal: a frame cleared to see-through after it is shown (2) keeps its rectangle, which is
+// what is cleared. A frame restored to what was shown before it (3) keeps its disposal and is
+// cut like one left in place: restoring the pixels it leaves as they were changes nothing, so
+// only the rectangle of those it changes need be restored, and its unchanged pixels may become
+// transparent or the colour already shown. Decoders that restore the frame's rectangle (FFmpeg,
+// Pillow) and those that restore the whole canvas kept from before it (libnsgif) then show the
+// same. The canvas under its rectangle is saved before it is drawn and put back after it, so the
+// next frame is compared with what a decoder shows then.
+//
+// Memory: the canvas (width × height × 4 bytes), the canvas under a restored frame (as much at
+// most), one frame's indices and the candidates' pixels; never frames × pixels. The input is
+// read frame by frame.
 #include "PushMediaShims.h"
 #include "gif_repack_internal.h"
 
@@ -18,6 +28,7 @@
 typedef struct {
     gif_output *bytes;
     uint32_t *canvas; // what is shown, 0 where nothing is
+    uint32_t *saved;  // under a restored frame's rectangle, what was shown before it (its rows)
     int width, height;
     const ColorMapObject *global; // the global table in its new order
     GifPixelType order[256];      // old global index → new
@@ -36,6 +47,20 @@ static int code_bits(int largest) {
 /// Whether the frame is cleared to see-through after it is shown (disposal 2; gifr_read_frames
 /// takes it only with a transparent index).
 static bool disposed(const gifr_frame *f) { return f->has_control && f->control.DisposalMode == DISPOSE_BACKGROUND; }
+
+/// Whether the frame's rectangle is restored to what was shown before it, after it is shown
+/// (disposal 3; gifr_read_frames takes it from the second frame on).
+static bool restored(const gifr_frame *f) { return f->has_control && f->control.DisposalMode == DISPOSE_PREVIOUS; }
+
+/// Copies what is shown under the frame's rectangle to r->saved (`save`), or back (restore).
+static void copy_under(repacker *r, const gifr_frame *f, bool save) {
+    size_t w = (size_t)f->width;
+    for (int y = 0; y < f->height; y++) {
+        uint32_t *shown = r->canvas + (size_t)(f->top + y) * (size_t)r->width + f->left;
+        uint32_t *saved = r->saved + (size_t)y * w;
+        memcpy(save ? saved : shown, save ? shown : saved, w * sizeof(uint32_t));
+    }
+}
 
 /// Appends the candidate to out: its graphics control (when the frame had one or it needs
 /// transparency), image descriptor, local table and LZW data, starting at the fewest bits that
@@ -165,13 +190,17 @@ static bool same_candidate(const candidate *a, const candidate *b) {
 
 /// Writes the smallest of the frame's candidates: its own indices in the rectangle of pixels
 /// that change what is shown, the same with unchanged pixels transparent, and with unchanged
-/// pixels the colour already shown; each also under a smaller local table.
+/// pixels the colour already shown; each also under a smaller local table. Then the canvas is
+/// disposed of as a decoder does before the next frame: cleared (2) or restored (3).
 static int put_frame(repacker *r, const gifr_frame *f) {
     bool uses[256] = {false};
+    if (restored(f)) copy_under(r, f, true); // before draw_changes draws on the canvas
     rectangle box = draw_changes(r, f, uses);
     bool first = f->index == 0;
-    if (first || disposed(f)) { // the first frame keeps its rectangle: outside it the canvas is
-                                // background; a disposed one too: the rectangle is what is cleared
+    // The first frame keeps its rectangle: outside it the canvas is background; a disposed one
+    // too: the rectangle is what is cleared. A restored one is cut like any other: restoring the
+    // pixels it leaves as they were changes nothing.
+    if (first || disposed(f)) {
         box = (rectangle){0, 0, f->width - 1, f->height - 1};
     } else if (box.x1 < 0) { // nothing changes: one pixel keeps the frame (and its delay)
         box = (rectangle){0, 0, 0, 0};
@@ -224,6 +253,7 @@ static int put_frame(repacker *r, const gifr_frame *f) {
     if (status == 0 && disposed(f)) // cleared to see-through before the next frame is drawn
         for (int y = 0; y < f->height; y++)
             memset(r->canvas + (size_t)(f->top + y) * (size_t)r->width + f->left, 0, (size_t)f->width * sizeof(uint32_t));
+    if (status == 0 && restored(f)) copy_under(r, f, false); // what is shown again before the next frame
     return status;
 }
 
@@ -252,16 +282,17 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
     size_t area = (size_t)in->SWidth * (size_t)in->SHeight;
     GifPixelType *pixels = NULL;
     int status = 0;
-    // PushMedia's GIFs are at most a few megapixels; the buffers take 9 bytes a screen pixel.
+    // PushMedia's GIFs are at most a few megapixels; the buffers take 13 bytes a screen pixel.
     if (area == 0 || area > (size_t)1 << 24) status = 1;
     if (status == 0) {
         r.canvas = calloc(area, sizeof(uint32_t));
+        r.saved = malloc(area * sizeof(uint32_t)); // a frame's rectangle lies inside the screen
         pixels = malloc(area + 8); // gifr_lzw_decode's spare bytes
         r.changed = malloc(area);
         r.scratch[0] = malloc(area);
         r.scratch[1] = malloc(area);
         r.shrunk = malloc(area);
-        if (!r.canvas || !pixels || !r.changed || !r.scratch[0] || !r.scratch[1] || !r.shrunk) status = -1;
+        if (!r.canvas || !r.saved || !pixels || !r.changed || !r.scratch[0] || !r.scratch[1] || !r.shrunk) status = -1;
     }
     // The global table in the order frames use it (frames with their own table keep theirs).
     GifPixelType *order = r.order;
@@ -282,6 +313,7 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
     if (global) GifFreeMapObject(global);
     gifr_lzw_close(&r.lzw);
     free(r.canvas);
+    free(r.saved);
     free(pixels);
     free(r.changed);
     free(r.scratch[0]);

@@ -108,8 +108,8 @@ typedef int (*gifr_frame_handler)(void *context, gifr_frame *frame);
 /// Reads the GIF a frame at a time into `pixels` (a screen's worth): a graphics control goes with
 /// the frame after it, other extensions are copied to `extensions` as they come (skipped when
 /// NULL). A frame's `colours` is its own table, else the global one. 0 at the end; 1 at the first
-/// frame the pass cannot re-pack exactly (restored or disposed without a transparent index,
-/// interlaced, a partial first frame, two
+/// frame the pass cannot re-pack exactly (disposed without a transparent index, a first frame
+/// restored, interlaced, a partial first frame, two
 /// graphics controls before one image, an index past its table); -1 when giflib cannot read it;
 /// else the handler's non-zero status.
 GIFR_HIDDEN int gifr_read_frames(GifFileType *in, GifPixelType *pixels, gif_output *extensions,

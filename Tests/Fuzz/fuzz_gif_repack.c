@@ -5,7 +5,11 @@
 // input's (what 0 promises) and giflib reads them again (re-packing them is not -1); and every
 // frame shows what it did: where libvips' gifload (fail_on=truncated) decodes the input, it
 // decodes the re-packed GIF too, to the same size, frame count, delays and pixels (a 3-band
-// decode read as opaque RGBA, since the pass may give a frame a transparent index).
+// decode read as opaque RGBA, since the pass may give a frame a transparent index). libvips
+// (libnsgif) composes every frame after the one before is disposed, cleared (2) or restored to
+// the canvas before it (3), as the pass's own canvas follows them: a frame it cuts or fills in
+// wrongly, or a canvas it fails to restore, shows in the frame after. What a last frame's
+// disposal leaves is never shown, and so not compared.
 #include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {

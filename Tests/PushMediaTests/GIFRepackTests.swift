@@ -56,7 +56,7 @@ struct GIFRepackTests {
         #expect(same)
     }
 
-    @Test("what it does not re-pack comes back byte for byte: not a GIF, a GIF cut short, a frame restored to the previous canvas, a frame disposed to the background without a transparent index")
+    @Test("what it does not re-pack comes back byte for byte: not a GIF, a GIF cut short, a first frame restored to the previous canvas, a frame disposed to the background without a transparent index")
     func leftAsItIs() throws {
         let notGIF = Data("GIF89a, or so it says".utf8)
         #expect(GIFRepack.smallest(notGIF) == notGIF)
@@ -65,25 +65,89 @@ struct GIFRepackTests {
         let cut = gif.prefix(gif.count * 2 / 3)
         let cutKept = GIFRepack.smallest(Data(cut)) == Data(cut)
         #expect(cutKept)
-        // The second frame's graphics control (21 F9 04 packed …) set to "restore to previous",
-        // then to "restore to background" without its transparent flag (decoders differ: the
-        // background colour or see-through). With the flag, such a frame is re-packed (issue 40).
+        // The first frame's graphics control (21 F9 04 packed …) set to "restore to previous"
+        // (decoders differ on what restoring the first frame shows), the second's to "restore to
+        // background" without its transparent flag (decoders differ: the background colour or
+        // see-through). With the flag, such a frame is re-packed (issue 40), and so is a later
+        // frame restored to the previous canvas.
         let bytes = [UInt8](gif)
         let controls = try Self.blocks(bytes).filter { $0.isGraphicsControl }
         try #require(controls.count >= 2)
-        let packed = controls[1].range.lowerBound + 3
+        let first = controls[0].range.lowerBound + 3, packed = controls[1].range.lowerBound + 3
         try #require(bytes[packed] & 1 == 1, "the writer's later frames have a transparent index")
-        for (disposal, flag) in [(UInt8(3), UInt8(1)), (2, 0)] {
+        for (at, disposal, flag) in [(first, UInt8(3), bytes[first] & 1), (packed, 2, 0)] {
             var disposed = bytes
-            disposed[packed] = (disposed[packed] & ~0x1D) | (disposal << 2) | flag
+            disposed[at] = (disposed[at] & ~0x1D) | (disposal << 2) | flag
             let disposedKept = GIFRepack.smallest(Data(disposed)) == Data(disposed)
-            #expect(disposedKept, "disposal \(disposal), transparent flag \(flag)")
+            #expect(disposedKept, "frame \(at == first ? 1 : 2): disposal \(disposal), transparent flag \(flag)")
         }
-        var background = bytes
-        background[packed] = (background[packed] & ~0x1C) | (2 << 2)
-        #expect(GIFRepack.smallest(Data(background)).count < background.count, "disposal 2 with a transparent index is re-packed")
+        for disposal in [UInt8(2), 3] {
+            var kept = bytes
+            kept[packed] = (kept[packed] & ~0x1C) | (disposal << 2)
+            #expect(GIFRepack.smallest(Data(kept)).count < kept.count, "a second frame with disposal \(disposal) and a transparent index is re-packed")
+        }
         // The same file without that change is re-packed: the disposal is what kept it.
         #expect(GIFRepack.smallest(gif).count < gif.count)
+    }
+
+    @Test("a ball rolling over a see-through picture, each position restored to the previous canvas (disposal 3): re-packed smaller, still restored, every frame shows the same pixels with the same timing")
+    func restoredFrames() throws {
+        // A shelf along the bottom left in place, then a striped ball on its top edge, each
+        // position restored (3). Literal LZW codes, as a plain encoder writes them: the pass
+        // codes them again. Where the ball was, the restored canvas shows the shelf or nothing;
+        // a pass that kept the ball on its canvas would take the next ball's pixels of the same
+        // stripe colour for pixels already shown, and leave them see-through.
+        let source = try Fixtures.temporaryFolder().appendingPathComponent("restored.gif")
+        let script = #"""
+            import struct, sys
+            W, H, S = 96, 48, 12
+            pal = [(0, 0, 0)] + [((37 * i) % 256, (90 + 29 * i) % 256, (200 - 7 * i) % 256) for i in range(1, 32)]
+            def lzw(ix, m=5):
+                codes, since = [1 << m], 0
+                for i in ix:
+                    if since == (1 << m) - 2:
+                        codes, since = codes + [1 << m], 0
+                    codes, since = codes + [i], since + 1
+                acc = have = 0
+                out = bytearray()
+                for c in codes + [(1 << m) + 1]:
+                    acc, have = acc | c << have, have + m + 1
+                    while have >= 8:
+                        out.append(acc & 255)
+                        acc, have = acc >> 8, have - 8
+                out += bytes([acc & 255] if have else [])
+                return bytes([m]) + b"".join(bytes([len(out[k:k + 255])]) + out[k:k + 255] for k in range(0, len(out), 255)) + b"\0"
+            def frame(l, t, w, h, px, disposal):
+                return (b"\x21\xf9\x04" + bytes([disposal << 2 | 1]) + struct.pack("<H", 8) + b"\0\0"
+                        + b"\x2c" + struct.pack("<HHHHB", l, t, w, h, 0) + lzw(px))
+            gif = b"GIF89a" + struct.pack("<HHBBB", W, H, 0xF4, 0, 0) + b"".join(bytes(c) for c in pal)
+            gif += b"\x21\xff\x0bNETSCAPE2.0\x03\x01\0\0\0"
+            gif += frame(0, 0, W, H, [1 + (x // 6) % 4 if y >= 34 else 0 for y in range(H) for x in range(W)], 1)
+            for k in range(16):
+                ball = [0 if (i - 5.5) ** 2 + (j - 5.5) ** 2 > 36 else 8 + j // 2 for j in range(S) for i in range(S)]
+                gif += frame(2 + 5 * k, 26 + k % 3, S, S, ball, 3)
+            open(sys.argv[1], "wb").write(gif + b"\x3b")
+            """#
+        let make = try CommandRunner.run("/usr/bin/python3", ["-c", script, source.path])
+        try #require(make.status == 0, "\(make.error)")
+        let written = try Data(contentsOf: source)
+        let repacked = GIFRepack.smallest(written)
+        #expect(repacked.count < written.count, "re-packed \(repacked.count) bytes, written \(written.count)")
+        func disposals(_ gif: Data) throws -> [UInt8] {
+            let bytes = [UInt8](gif)
+            return try Self.blocks(bytes).filter { $0.isGraphicsControl }.map { (bytes[$0.range.lowerBound + 3] >> 2) & 7 }
+        }
+        let shelfThenBalls: [UInt8] = [1] + Array(repeating: 3, count: 16)
+        #expect(try disposals(written) == shelfThenBalls)
+        #expect(try disposals(repacked) == disposals(written))
+        let before = try GIFReader.read(written)
+        let after = try GIFReader.read(repacked)
+        #expect(after.frames == 17 && before.frames == 17)
+        #expect(after.delays == before.delays)
+        #expect(after.image.bands == 4 && before.image.bands == 4)
+        let compared = try Self.compareDecoded(before, after)
+        #expect(compared.bytes == 96 * 48 * 4 * 17)
+        #expect(compared.differing == 0, "\(compared.differing.map(String.init) ?? "sizes differ"): bytes differ")
     }
 
     @Test("frames without a graphics control get none (no added transparency, no delay 0): same pixels, same timing")

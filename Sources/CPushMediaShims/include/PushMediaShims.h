@@ -218,10 +218,12 @@ int pm_gif_proxies(const char *path, const pm_gif_cut *cut, int factor, VipsImag
 /// change what is shown, unchanged ones inside kept, transparent or the colour already shown
 /// (whichever is smallest), the global palette ordered for narrow LZW codes, and a small
 /// local colour table for a frame of few colours. Every frame shows exactly what it did.
-/// Frames disposed to see-through (2, with a transparent index) keep their rectangle.
+/// Frames disposed to see-through (2, with a transparent index) keep their rectangle; frames
+/// restored to what was shown before them (3) are cut like the others.
 /// 0: *repacked (free with free) is smaller; 1: keep the input (nothing smaller, or something it
-/// does not re-pack: interlaced or restored frames, disposal 2 without a transparent index, a partial first frame, two graphics controls
-/// before one image, indices outside the table, over 16 MP); -1: giflib could not read it.
+/// does not re-pack: interlaced frames, disposal 2 without a transparent index, a first frame
+/// restored (3) or smaller than the screen, two graphics controls before one image, indices
+/// outside the table, over 16 MP); -1: giflib could not read it.
 int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repacked, size_t *repacked_length);
 /// Tests: whether PushMedia's LZW encoder (gif_lzw.c) writes for `width` × `height` indices
 /// (each below 2^bits, 2…8) exactly the bytes giflib's encoder writes. 0 the same; 2 it gave up

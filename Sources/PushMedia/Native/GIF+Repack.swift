@@ -9,8 +9,9 @@ import Foundation
 /// small local palette. Every frame shows exactly the pixels it showed before. The budget ladder
 /// runs it only on an attempt just over its limit (``BudgetLadder/repackBytes``).
 enum GIFRepack {
-    /// The smaller of `gif` and its re-packed form. A GIF the pass does not handle (interlaced or
-    /// disposed frames, a first frame smaller than the screen, two graphics controls before one
+    /// The smaller of `gif` and its re-packed form. A GIF the pass does not handle (interlaced
+    /// frames, a frame disposed to the background without a transparent index, a first frame
+    /// restored to the previous or smaller than the screen, two graphics controls before one
     /// image, indices outside the palette, over 16 MP) or cannot read comes back as it is: the
     /// pass only ever saves bytes, so it never fails an item.
     static func smallest(_ gif: Data) -> Data {
