@@ -28,7 +28,8 @@
 typedef struct {
     gif_output *bytes;
     uint32_t *canvas; // what is shown, 0 where nothing is
-    uint32_t *saved;  // under a restored frame's rectangle, what was shown before it (its rows)
+    uint32_t *saved;  // under a restored frame's rectangle, what was shown before it (its rows; a
+                      // screen's worth, allocated at the first restored frame)
     int width, height;
     const ColorMapObject *global; // the global table in its new order
     GifPixelType order[256];      // old global index → new
@@ -194,7 +195,12 @@ static bool same_candidate(const candidate *a, const candidate *b) {
 /// disposed of as a decoder does before the next frame: cleared (2) or restored (3).
 static int put_frame(repacker *r, const gifr_frame *f) {
     bool uses[256] = {false};
-    if (restored(f)) copy_under(r, f, true); // before draw_changes draws on the canvas
+    if (restored(f)) { // before draw_changes draws on the canvas
+        // Allocated at the first restored frame: most GIFs have none.
+        if (!r->saved) r->saved = malloc((size_t)r->width * (size_t)r->height * sizeof(uint32_t));
+        if (!r->saved) return -1;
+        copy_under(r, f, true);
+    }
     rectangle box = draw_changes(r, f, uses);
     bool first = f->index == 0;
     // The first frame keeps its rectangle: outside it the canvas is background; a disposed one
@@ -282,17 +288,17 @@ int pm_gif_repack(const unsigned char *gif, size_t length, unsigned char **repac
     size_t area = (size_t)in->SWidth * (size_t)in->SHeight;
     GifPixelType *pixels = NULL;
     int status = 0;
-    // PushMedia's GIFs are at most a few megapixels; the buffers take 13 bytes a screen pixel.
+    // PushMedia's GIFs are at most a few megapixels; the buffers take 9 bytes a screen pixel, 13
+    // with a restored frame (the canvas under it, allocated when the first one comes).
     if (area == 0 || area > (size_t)1 << 24) status = 1;
     if (status == 0) {
         r.canvas = calloc(area, sizeof(uint32_t));
-        r.saved = malloc(area * sizeof(uint32_t)); // a frame's rectangle lies inside the screen
         pixels = malloc(area + 8); // gifr_lzw_decode's spare bytes
         r.changed = malloc(area);
         r.scratch[0] = malloc(area);
         r.scratch[1] = malloc(area);
         r.shrunk = malloc(area);
-        if (!r.canvas || !r.saved || !pixels || !r.changed || !r.scratch[0] || !r.scratch[1] || !r.shrunk) status = -1;
+        if (!r.canvas || !pixels || !r.changed || !r.scratch[0] || !r.scratch[1] || !r.shrunk) status = -1;
     }
     // The global table in the order frames use it (frames with their own table keep theirs).
     GifPixelType *order = r.order;
