@@ -13,7 +13,7 @@
 //   B   giflib 5.2: DGifOpenFileName, records read in turn (DGifGetImageDesc + DGifGetLine of the
 //       whole frame into an index buffer; graphic controls through DGifExtensionToGCB), then the
 //       same `composite`. Only the decode differs from A.
-//   A*  PushMedia's product path as pm_gif_load runs it: gifd_open, then gifd_show(r, n) for
+//   A*  PushMedia's product path as pm_gif_load runs it: pm_gif_open and gifd_open, then gifd_show(r, n) for
 //       n = 0, 1, … (gif_read.c's own drawing, which also keeps the previous frame's pixels where
 //       the current one changes them, for a second reader thread).
 //
@@ -283,11 +283,15 @@ static int decode_b(const char *path, sums *out) {
     return status;
 }
 
-// ---- A*: PushMedia's product path (gifd_open, gifd_show) ------------------------------------
+// ---- A*: PushMedia's product path (pm_gif_open, gifd_open, gifd_show) -----------------------
 
 static int decode_product(const char *path, sums *out) {
+    pm_gif_file *file = NULL;
+    int status = pm_gif_open(path, &file);
+    if (status) return status;
     gif_reader *r = NULL;
-    int status = gifd_open(path, &r);
+    status = gifd_open(file, &r);
+    pm_gif_file_unref(file); // the reader holds its own reference
     if (status) return status;
     for (int n = 0; n < r->count && status == 0; n++) {
         status = gifd_show(r, n);

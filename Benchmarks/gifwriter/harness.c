@@ -12,21 +12,21 @@ int main(int argc, char **argv) {
     vips_concurrency_set(1);
     double error = argc > 3 ? atof(argv[3]) : 8;
     int reps = argc > 2 ? atoi(argv[2]) : 1;
-    VipsImage *image;
-    if (pm_gif_load(argv[1], &image)) { fprintf(stderr, "load: %s\n", vips_error_buffer()); return 1; }
-    int ph = vips_image_get_page_height(image), n = image->Ysize / ph;
+    pm_gif_file *file;
+    if (pm_gif_open(argv[1], &file)) { fprintf(stderr, "open: declined or %s\n", vips_error_buffer()); return 1; }
+    pm_gif_info info;
+    pm_gif_file_info(file, &info);
+    int n = info.frames;
     int *frames = malloc(sizeof(int) * n), *delays = malloc(sizeof(int) * n);
-    int *d = NULL, dn = 0;
-    VipsImage *header = vips_image_new_from_file(argv[1], "n", -1, NULL);
-    if (header) vips_image_get_array_int(header, "delay", &d, &dn);
-    for (int i = 0; i < n; i++) frames[i] = i, delays[i] = i < dn && d[i] > 0 ? d[i] : 100;
-    pm_gif_cut cut = {0, 0, image->Xsize, ph, frames, delays, n, 0, 0};
+    pm_gif_file_delays(file, delays);
+    for (int i = 0; i < n; i++) frames[i] = i, delays[i] = delays[i] > 0 ? delays[i] : 100;
+    pm_gif_cut cut = {0, 0, info.width, info.height, frames, delays, n, 0, 0};
     pm_gif_settings s = {8, 3, 0, error, 1, 3.0, 0};
     unsigned char *gif = NULL, *re = NULL; size_t length = 0, relen = 0;
     double t0 = cpu();
     for (int k = 0; k < reps; k++) {
         free(gif); gif = NULL;
-        int st = pm_gif_transcode(argv[1], &cut, &s, &gif, &length);
+        int st = pm_gif_transcode(file, &cut, &s, &gif, &length);
         if (st) { fprintf(stderr, "transcode %d: %s\n", st, vips_error_buffer()); return 1; }
     }
     double t1 = cpu();

@@ -65,25 +65,25 @@ static void shrink_blocks(shrinker *s, unsigned char *proxy, int x0, int x1, int
     }
 }
 
-int pm_gif_proxies(const char *path, const pm_gif_cut *cut, int factor, VipsImage **out) {
+int pm_gif_proxies(pm_gif_file *file, const pm_gif_cut *cut, int factor, VipsImage **out) {
     *out = NULL;
-    if (factor < 1) return 1;
     gif_reader *r = NULL;
     VipsRect area;
-    int status = gifd_open_cut(path, cut, &r, &area);
-    if (status) return status;
-    // libvips' size: round(size / factor), and at least a pixel.
-    int width = (int)((double)area.width / factor + 0.5), height = (int)((double)area.height / factor + 0.5);
+    if (gifd_open_cut(file, cut, &r, &area, "gif_proxies")) return -1;
+    // libvips' size: round(size / factor); the caller keeps it at a pixel at least.
+    int width = factor < 1 ? 0 : (int)((double)area.width / factor + 0.5);
+    int height = factor < 1 ? 0 : (int)((double)area.height / factor + 0.5);
     if (width < 1 || height < 1) {
+        vips_error("gif_proxies", "factor %d leaves no pixel of a %dx%d cut", factor, area.width, area.height);
         gifd_close(r);
-        return 1;
+        return -1;
     }
     shrinker s = {r, area, factor, r->bands, width, height, NULL, NULL};
     size_t proxy_bytes = (size_t)width * height * s.bands;
     unsigned char *proxies = malloc(proxy_bytes * cut->count);
     s.sums = malloc((size_t)area.width * s.bands * sizeof *s.sums);
     s.column = malloc((size_t)area.width * s.bands);
-    status = -1;
+    int status = -1;
     if (!proxies || !s.sums || !s.column) {
         vips_error("gif_proxies", "out of memory");
         goto done;

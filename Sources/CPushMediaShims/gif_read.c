@@ -193,8 +193,8 @@ static int generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *stop
 GIFR_HIDDEN void gifd_close(gif_reader *r) {
     if (!r) return;
     g_mutex_clear(&r->lock);
-    gifd_unmap_file(r);
-    free(r->frames), free(r->canvas), free(r->saved), free(r->undo), free(r->indices), free(r->packed);
+    free(r->canvas), free(r->saved), free(r->undo), free(r->indices), free(r->packed);
+    pm_gif_file_unref(r->source);
     free(r);
 }
 
@@ -203,21 +203,58 @@ static void close_reader(VipsImage *image, gif_reader *r) {
     gifd_close(r);
 }
 
-GIFR_HIDDEN int gifd_open(const char *path, gif_reader **out) {
+int pm_gif_open(const char *path, pm_gif_file **out) {
     *out = NULL;
-    gif_reader *r = calloc(1, sizeof *r);
-    if (!r) return -1;
-    g_mutex_init(&r->lock);
-    r->shown = -1;
-    if (gifd_map_file(path, r)) {
-        vips_error("gif_read", "cannot read %s", path);
-        gifd_close(r);
+    pm_gif_file *file = calloc(1, sizeof *file);
+    if (!file) {
+        vips_error("gif_read", "out of memory");
         return -1;
     }
-    if (gifd_scan(r)) {
-        gifd_close(r);
+    file->refs = 1;
+    if (gifd_map_file(path, &file->scan)) {
+        vips_error("gif_read", "cannot read %s", path);
+        pm_gif_file_unref(file);
+        return -1;
+    }
+    if (gifd_scan(&file->scan)) {
+        pm_gif_file_unref(file);
         return 1;
     }
+    *out = file;
+    return 0;
+}
+
+void pm_gif_file_unref(pm_gif_file *file) {
+    if (!file || !g_atomic_int_dec_and_test(&file->refs)) return;
+    gifd_unmap_file(&file->scan);
+    free(file->scan.frames);
+    free(file);
+}
+
+void pm_gif_file_info(const pm_gif_file *file, pm_gif_info *info) {
+    const gif_reader *s = &file->scan;
+    *info = (pm_gif_info){s->width, s->height, s->count, s->bands, s->loop};
+}
+
+void pm_gif_file_delays(const pm_gif_file *file, int *delays) {
+    for (int i = 0; i < file->scan.count; i++) delays[i] = file->scan.frames[i].delay;
+}
+
+GIFR_HIDDEN int gifd_open(pm_gif_file *file, gif_reader **out) {
+    *out = NULL;
+    gif_reader *r = malloc(sizeof *r);
+    if (!r) {
+        vips_error("gif_read", "out of memory");
+        return -1;
+    }
+    *r = file->scan; // what the scan found; the drawing state below is this reader's own
+    g_atomic_int_inc(&file->refs);
+    r->source = file;
+    g_mutex_init(&r->lock);
+    r->shown = -1;
+    r->canvas = r->saved = r->undo = NULL;
+    r->has_saved = false;
+    r->indices = r->packed = NULL;
     size_t pixels = (size_t)r->width * (size_t)r->height;
     r->canvas = malloc(pixels * 4), r->undo = malloc(pixels * 4), r->indices = malloc(pixels + 8);
     r->packed = malloc(r->max_bytes + 8);
@@ -233,19 +270,21 @@ GIFR_HIDDEN int gifd_open(const char *path, gif_reader **out) {
     return 0;
 }
 
-GIFR_HIDDEN int gifd_open_cut(const char *path, const pm_gif_cut *cut, gif_reader **out, VipsRect *area) {
-    int status = gifd_open(path, out);
-    if (status) return status;
-    const gif_reader *r = *out;
-    VipsRect screen = {0, 0, r->width, r->height};
+GIFR_HIDDEN int gifd_open_cut(pm_gif_file *file, const pm_gif_cut *cut, gif_reader **out, VipsRect *area,
+                              const char *domain) {
+    *out = NULL;
+    const gif_reader *s = &file->scan;
+    VipsRect screen = {0, 0, s->width, s->height};
     *area = (VipsRect){cut->left, cut->top, cut->width, cut->height};
     bool plain = cut->count > 0 && !vips_rect_isempty(area) && vips_rect_includesrect(&screen, area);
     for (int k = 0; plain && k < cut->count; k++)
-        plain = cut->frames[k] >= 0 && cut->frames[k] < r->count && (k == 0 || cut->frames[k] > cut->frames[k - 1]);
-    if (plain) return 0;
-    gifd_close(*out);
-    *out = NULL;
-    return 1;
+        plain = cut->frames[k] >= 0 && cut->frames[k] < s->count && (k == 0 || cut->frames[k] > cut->frames[k - 1]);
+    if (!plain) {
+        vips_error(domain, "the cut %d,%d %dx%d of %d frames is not inside the GIF's %dx%d screen and %d frames",
+                   cut->left, cut->top, cut->width, cut->height, cut->count, s->width, s->height, s->count);
+        return -1;
+    }
+    return gifd_open(file, out);
 }
 
 GIFR_HIDDEN int gifd_show_cut(gif_reader *r, const pm_gif_cut *cut, const VipsRect *area, int k, VipsRect *dirty,
@@ -260,15 +299,21 @@ GIFR_HIDDEN int gifd_show_cut(gif_reader *r, const pm_gif_cut *cut, const VipsRe
     return 0;
 }
 
-int pm_gif_load(const char *path, VipsImage **out) {
+int pm_gif_load(pm_gif_file *file, VipsImage **out) {
+    *out = NULL;
     gif_reader *r = NULL;
-    int status = gifd_open(path, &r);
-    if (status) return status;
+    if (gifd_open(file, &r)) return -1;
     VipsImage *image = vips_image_new();
     vips_image_init_fields(image, r->width, r->height * r->count, r->bands, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE,
                            VIPS_INTERPRETATION_sRGB, 1.0, 1.0);
     vips_image_set_int(image, "page-height", r->height);
     vips_image_set_int(image, "n-pages", r->count);
+    // libvips' gifload's timing, from the scan: the header is all a probe needs.
+    int *delays = g_new(int, r->count);
+    pm_gif_file_delays(file, delays);
+    vips_image_set_array_int(image, "delay", delays, r->count);
+    g_free(delays);
+    vips_image_set_int(image, "loop", r->loop);
     g_signal_connect(image, "close", G_CALLBACK(close_reader), r);
     if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, NULL)
         || vips_image_generate(image, NULL, generate, NULL, r, NULL)) {

@@ -1,9 +1,11 @@
 // PushMedia's GIF decoder (gif_read.c), its first step: the file mapped and its blocks walked
 // once without decoding a pixel. It keeps what drawing needs (each frame's rectangle, tables,
-// transparent index, disposal and where its data is) and takes only plain files, as libnsgif
-// (libvips 8.14's loader) reads them: every length checked against the file's end before it is
-// followed, graphic controls read as libnsgif reads them (4 bytes whatever the size says, a
-// second one before the same image adding to the first, disposal 4 as 3), the background from
+// transparent index, disposal, delay and where its data is, and the loop count) and takes only
+// plain files, as libnsgif (libvips 8.14's loader) reads them: every length checked against the
+// file's end before it is followed, graphic controls read as libnsgif reads them (4 bytes
+// whatever the size says, a second one before the same image adding to the first, disposal 4 as
+// 3, the delay in hundredths: 10 without one), a loop extension (NETSCAPE2.0 or ANIMEXTS1.0,
+// anywhere; the last one counts) as its count + 1 (0: forever; 1 without one), the background from
 // the global table (entry 0 when its index is past the table; black and white when there is no
 // global table). It declines (1) a screen size libnsgif replaces by the first frame's, a frame
 // reaching outside the picture, a block running past the end, a code size outside 2…11, a last
@@ -61,7 +63,9 @@ GIFR_HIDDEN int gifd_scan(gif_reader *r) {
     r->width = width, r->height = height;
 
     size_t capacity = 0;
-    gifd_frame next = {.transparent = -1};
+    const gifd_frame fresh = {.transparent = -1, .delay = 100};
+    gifd_frame next = fresh;
+    r->loop = 1;
     bool any_transparent = false;
     while (at < r->length && f[at] != 0x3b) {
         if (f[at] == 0x21) { // an extension
@@ -71,6 +75,15 @@ GIFR_HIDDEN int gifd_scan(gif_reader *r) {
                 if (f[at + 3] & 1) next.transparent = f[at + 6];
                 next.disposal = (f[at + 3] >> 2) & 7;
                 if (next.disposal == 4) next.disposal = 3;
+                next.delay = word_at(f + at + 4) * 10;
+            } else if (f[at + 1] == 0xff) { // application: libnsgif wants 17 bytes from the label
+                const unsigned char *data = f + at + 1;
+                if (r->length - (at + 1) < 17) return 1;
+                if (data[1] == 0x0b && (memcmp(data + 2, "NETSCAPE2.0", 11) == 0 || memcmp(data + 2, "ANIMEXTS1.0", 11) == 0)
+                    && data[13] == 3 && data[14] == 1) {
+                    r->loop = word_at(data + 15);
+                    if (r->loop > 0) r->loop++;
+                }
             }
             at += 2;
             if (!skip_blocks(r, &at, NULL)) return 1;
@@ -105,7 +118,7 @@ GIFR_HIDDEN int gifd_scan(gif_reader *r) {
         }
         any_transparent |= next.transparent >= 0;
         r->frames[r->count++] = next;
-        next = (gifd_frame){.transparent = -1};
+        next = fresh;
     }
     if (r->count == 0) return 1;
     r->bands = any_transparent ? 4 : 3;

@@ -36,15 +36,14 @@ static void take_rect(gif_writer *w, const gif_reader *r, const VipsRect *area, 
     }
 }
 
-int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_settings *settings, unsigned char **gif,
+int pm_gif_transcode(pm_gif_file *file, const pm_gif_cut *cut, const pm_gif_settings *settings, unsigned char **gif,
                      size_t *length) {
     *gif = NULL, *length = 0;
     gif_reader *r = NULL;
     VipsRect area;
-    int status = gifd_open_cut(path, cut, &r, &area);
-    if (status) return status;
+    if (gifd_open_cut(file, cut, &r, &area, "gif_write")) return -1;
     gif_writer w;
-    status = -1;
+    int status = -1;
     if (gifw_begin(&w, settings, area.width, area.height, cut->count, r->bands)) goto done;
     w.delays = cut->delays, w.delay_count = cut->count, w.loop = cut->loop;
     for (int k = 0; k < cut->count; k++) {

@@ -8,8 +8,8 @@
 // PMF_CUT_FRAMES; a shrink factor 1…4 for the proxies; writer settings (2…8 bits, effort 1…3,
 // interframe error 0, 8 or 32, palette reuse on or off, sometimes a small give-up bound).
 //
-// Checks: both functions decline (1) or fail (-1) exactly when pm_gif_load does, for the same
-// file; proxies are the pixels of vips_shrink (factor > 1) or the crop (factor 1) of each frame
+// The file is opened once (pm_gif_open) and every reader draws from that one scan. Checks:
+// proxies are the pixels of vips_shrink (factor > 1) or the crop (factor 1) of each frame
 // of pm_gif_load's image, and fail only where those fail; pm_gif_transcode gives the status and
 // bytes of pm_gif_write on pm_gif_load's frames cut, joined and timed the same way, and a GIF it
 // writes is read back by libvips' gifload at the cut's size and frame count.
@@ -37,17 +37,20 @@ static VipsImage *cut_frame(VipsImage *stacked, int page, const cut_choice *c, i
     return frame;
 }
 
-static void check_proxies(const char *path, VipsImage *stacked, int page, const cut_choice *c, int factor) {
+static void check_proxies(pm_gif_file *file, VipsImage *stacked, int page, const cut_choice *c, int factor) {
     const pm_gif_cut cut = {c->left, c->top, c->width, c->height, c->frames, NULL, c->count, 0, 0};
     VipsImage *proxies = NULL;
-    const int status = pm_gif_proxies(path, &cut, factor, &proxies);
+    const int status = pm_gif_proxies(file, &cut, factor, &proxies);
     PMF_SAY("pm_gif_proxies(%d,%d %dx%d, %d frames from %d, factor %d): %d\n", c->left, c->top, c->width, c->height,
             c->count, c->frames[0], factor, status);
     if ((status == 0) != (proxies != NULL)) pmf_fail("pm_gif_proxies returned %d, image %p", status, (void *)proxies);
     const int width = (int)((double)c->width / factor + 0.5), height = (int)((double)c->height / factor + 0.5);
-    if (status == 1 && width >= 1 && height >= 1) pmf_fail("pm_gif_proxies declined a cut pm_gif_load's file allows");
-    if (status == 1) return;
     if (status != 0 && status != -1) pmf_fail("pm_gif_proxies returned %d", status);
+    if (width < 1 || height < 1) { // a factor that leaves no pixel: refused, as the caller never asks for it
+        if (status != -1) pmf_fail("pm_gif_proxies made a %dx%d cut's proxies at factor %d", c->width, c->height, factor);
+        vips_error_clear();
+        return;
+    }
 
     size_t got_size = 0;
     unsigned char *got = status == 0 ? pmf_pixels(proxies, &got_size) : NULL;
@@ -100,17 +103,16 @@ static bool cut_fails(VipsImage *stacked, int page, const cut_choice *c) {
     return fails;
 }
 
-static void check_transcode(const char *path, VipsImage *stacked, int page, const cut_choice *c,
+static void check_transcode(pm_gif_file *file, VipsImage *stacked, int page, const cut_choice *c,
                             const pm_gif_settings *settings, int loop) {
     const pm_gif_cut cut = {c->left, c->top, c->width, c->height, c->frames, c->delays, c->count, loop, 0};
     unsigned char *direct = NULL;
     size_t direct_length = 0;
-    const int status = pm_gif_transcode(path, &cut, settings, &direct, &direct_length);
+    const int status = pm_gif_transcode(file, &cut, settings, &direct, &direct_length);
     PMF_SAY("pm_gif_transcode(%d,%d %dx%d, %d frames, %d bits, effort %d, error %g, reuse %d, give up %zu): %d, %zu "
             "bytes\n",
             c->left, c->top, c->width, c->height, c->count, settings->bitdepth, settings->effort,
             settings->interframe_maxerror, settings->reuse, settings->give_up_bytes, status, direct_length);
-    if (status == 1) pmf_fail("pm_gif_transcode declined a cut of a file pm_gif_load takes");
     if (status != 0 && status != 2 && status != -1) pmf_fail("pm_gif_transcode returned %d", status);
     if ((status == 0) != (direct != NULL)) pmf_fail("pm_gif_transcode returned %d, bytes %p", status, (void *)direct);
     vips_error_clear();
@@ -176,17 +178,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     // The logical screen, clamped to what a cut can be.
     int screen_width = VIPS_MAX(1, data[6] | data[7] << 8), screen_height = VIPS_MAX(1, data[8] | data[9] << 8);
-    VipsImage *stacked = NULL;
-    const int loaded = pm_gif_load(path, &stacked);
-    if (loaded != 0) {
-        // The cut functions open the file as pm_gif_load does: the same answer.
-        const int frame0 = 0;
-        const pm_gif_cut cut = {0, 0, screen_width, screen_height, &frame0, NULL, 1, 0, 0};
-        VipsImage *proxies = NULL;
-        const int status = pm_gif_proxies(path, &cut, 1, &proxies);
-        if (status != loaded || proxies) pmf_fail("pm_gif_load returned %d, pm_gif_proxies %d", loaded, status);
+    pm_gif_file *file = NULL;
+    if (pm_gif_open(path, &file)) { // declined or unreadable: nothing to cut
+        vips_error_clear();
         return 0;
     }
+    VipsImage *stacked = NULL;
+    if (pm_gif_load(file, &stacked)) pmf_fail("pm_gif_load of a file pm_gif_open took: %s", vips_error_buffer());
     const int page = vips_image_get_page_height(stacked), count = stacked->Ysize / page;
     if (stacked->Xsize != screen_width || page != screen_height)
         pmf_fail("pm_gif_load made %dx%d frames of a %dx%d screen", stacked->Xsize, page, screen_width, screen_height);
@@ -206,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         c.count++;
     }
     const int factor = 1 + (int)((hash >> 50) % 4);
-    check_proxies(path, stacked, page, &c, factor);
+    check_proxies(file, stacked, page, &c, factor);
 
     if ((int64_t)c.width * c.height * c.count <= PMF_CUT_PIXELS) {
         static const double errors[] = {0, 8, 32};
@@ -219,8 +217,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             .interpalette_maxerror = 3,
             .give_up_bytes = (hash >> 60) == 0 ? 64 + (size_t)((hash >> 20) % 512) : 0,
         };
-        check_transcode(path, stacked, page, &c, &settings, (int)((hash >> 61) % 3));
+        check_transcode(file, stacked, page, &c, &settings, (int)((hash >> 61) % 3));
     }
+    // A cut outside the screen or frames out of order: refused with an error, never read.
+    const int backwards[2] = {count > 1 ? 1 : 0, 0};
+    const pm_gif_cut outside = {1, 0, screen_width, screen_height, backwards, NULL, 1, 0, 0};
+    const pm_gif_cut reversed = {0, 0, screen_width, screen_height, backwards, NULL, 2, 0, 0};
+    VipsImage *refused = NULL;
+    if (pm_gif_proxies(file, &outside, 1, &refused) != -1 || refused) pmf_fail("pm_gif_proxies read a cut outside the screen");
+    if (pm_gif_proxies(file, &reversed, 1, &refused) != -1 || refused) pmf_fail("pm_gif_proxies read frames out of order");
+    vips_error_clear();
+    pm_gif_file_unref(file);
     g_object_unref(stacked);
     vips_error_clear();
     return 0;

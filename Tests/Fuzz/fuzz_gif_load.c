@@ -1,12 +1,13 @@
-// Harness gif_load: PushMedia's GIF decoder (pm_gif_load: gif_read.c, gif_read_scan.c,
-// gif_lzw.c) on any bytes, checked against libvips' own loader.
+// Harness gif_load: PushMedia's GIF decoder (pm_gif_open, pm_gif_load: gif_read.c,
+// gif_read_scan.c, gif_lzw.c) on any bytes, checked against libvips' own loader.
 //
-// The input is written to a file and opened by pm_gif_load. A file it takes (0) is decoded
+// The input is written to a file and opened by pm_gif_open. A file it takes (0) is decoded
 // whole (up to PMF_MAX_PIXEL_BYTES of frames) and then frame by frame out of order (last,
 // first, middle: the restarts and the previous-frame copy), and the same file is opened by
 // libvips' gifload (n=-1, fail_on=truncated, as PushMedia's fallback opens it). Where libvips
 // takes the file too, the two must agree: the same width, page height, frame count and bands,
-// the same pixel bytes, and the same outcome (both decode, or both fail). A frame read alone
+// the same delays and loop, the same pixel bytes, and the same outcome (both decode, or both
+// fail). A frame read alone
 // must be the same bytes as in the whole decode. Any difference aborts with a message.
 #include "fuzz_common.h"
 
@@ -21,14 +22,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     vips_error_clear();
     const char *path = pmf_write_file(data, size, ".gif");
 
-    VipsImage *mine = NULL;
-    int status = pm_gif_load(path, &mine);
-    PMF_SAY("pm_gif_load: %d%s\n", status, status == 0 ? "" : " (declined or failed)");
+    pm_gif_file *file = NULL;
+    int status = pm_gif_open(path, &file);
+    PMF_SAY("pm_gif_open: %d%s\n", status, status == 0 ? "" : " (declined or failed)");
     if (status == 1 || status == -1) {
-        if (mine) pmf_fail("pm_gif_load returned %d and an image", status);
+        if (file) pmf_fail("pm_gif_open returned %d and a file", status);
         return 0;
     }
-    if (status != 0 || !mine) pmf_fail("pm_gif_load returned %d (image %p)", status, (void *)mine);
+    if (status != 0 || !file) pmf_fail("pm_gif_open returned %d (file %p)", status, (void *)file);
+    pm_gif_info info;
+    pm_gif_file_info(file, &info);
+    int *delays = g_new(int, info.frames);
+    pm_gif_file_delays(file, delays);
+    VipsImage *mine = NULL;
+    status = pm_gif_load(file, &mine);
+    pm_gif_file_unref(file); // the image holds its own reference
+    if (status != 0 || !mine) pmf_fail("pm_gif_load returned %d (image %p): %s", status, (void *)mine, vips_error_buffer());
 
     const int width = mine->Xsize, page = vips_image_get_page_height(mine), bands = mine->Bands;
     if (width < 1 || page < 1 || mine->Ysize % page != 0 || (bands != 3 && bands != 4) ||
@@ -53,6 +62,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (ref->Xsize != width || ref_page != page || ref->Ysize != mine->Ysize || ref->Bands != bands)
             pmf_fail("size differs: pm_gif_load %dx%d page %d, %d bands; libvips %dx%d page %d, %d bands", width,
                      mine->Ysize, page, bands, ref->Xsize, ref->Ysize, ref_page, ref->Bands);
+        if (info.width != width || info.height != page || info.frames != frames || info.bands != bands)
+            pmf_fail("pm_gif_file_info says %dx%d, %d frames, %d bands; pm_gif_load made %dx%d, %d frames, %d bands",
+                     info.width, info.height, info.frames, info.bands, width, page, frames, bands);
+        int ref_loop = -1, *ref_delays = NULL, ref_delay_count = 0;
+        vips_image_get_int(ref, "loop", &ref_loop);
+        if (ref_loop != info.loop) pmf_fail("loop differs: libvips %d, pm_gif_file_info %d", ref_loop, info.loop);
+        if (vips_image_get_array_int(ref, "delay", &ref_delays, &ref_delay_count) || ref_delay_count != frames)
+            pmf_fail("libvips' delay: %d entries for %d frames", ref_delay_count, frames);
+        for (int i = 0; i < frames; i++)
+            if (ref_delays[i] != delays[i])
+                pmf_fail("delay of frame %d differs: libvips %d, pm_gif_file_delays %d", i, ref_delays[i], delays[i]);
         size_t ref_size = 0;
         unsigned char *expected = pmf_rows(ref, 0, kept * page, &ref_size);
         if (expected && own) {
@@ -71,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         g_free(expected);
         g_object_unref(ref);
     }
+    g_free(delays);
     vips_error_clear();
 
     // Frames read alone, out of order: each must be its bytes in the whole decode.

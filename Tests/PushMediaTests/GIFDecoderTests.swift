@@ -29,11 +29,15 @@ struct GIFDecoderTests {
         var badCodeAfter: Int?
         /// These 9-bit codes instead of the indices'.
         var codes: [Int]?
+        /// The graphic control's delay in hundredths of a second; nil: no graphic control (when
+        /// there is no disposal or transparent index to give either).
+        var delay: Int? = 10
     }
 
     /// A GIF of `frames` on a `width` × `height` screen, each frame's indices LZW-coded as
     /// literals (8-bit codes with a clear code before the table grows).
-    static func gif(width: Int, height: Int, global: [UInt8]?, background: UInt8 = 0, frames: [Frame]) -> Data {
+    /// `loop`: the NETSCAPE2.0 loop count written (nil: no loop extension).
+    static func gif(width: Int, height: Int, global: [UInt8]?, background: UInt8 = 0, frames: [Frame], loop: Int? = 0) -> Data {
         var out = Data("GIF89a".utf8)
         func word(_ v: Int) { out.append(UInt8(v & 0xff)); out.append(UInt8(v >> 8)) }
         func tableBits(_ table: [UInt8]) -> Int { var bits = 1; while (1 << bits) < table.count / 3 { bits += 1 }; return bits }
@@ -47,9 +51,15 @@ struct GIFDecoderTests {
         out.append(background)
         out.append(0)
         if let global { put(global) }
-        out.append(contentsOf: [0x21, 0xff, 11] + Array("NETSCAPE2.0".utf8) + [3, 1, 0, 0, 0])
+        if let loop { out.append(contentsOf: [0x21, 0xff, 11] + Array("NETSCAPE2.0".utf8) + [3, 1, UInt8(loop & 0xff), UInt8(loop >> 8), 0]) }
         for frame in frames {
-            out.append(contentsOf: [0x21, 0xf9, 4, UInt8(frame.disposal << 2) | (frame.transparent == nil ? 0 : 1), 10, 0, frame.transparent ?? 0, 0])
+            if frame.delay != nil || frame.disposal != 0 || frame.transparent != nil {
+                let delay = frame.delay ?? 0
+                out.append(contentsOf: [
+                    0x21, 0xf9, 4, UInt8(frame.disposal << 2) | (frame.transparent == nil ? 0 : 1), UInt8(delay & 0xff), UInt8(delay >> 8),
+                    frame.transparent ?? 0, 0,
+                ])
+            }
             out.append(0x2c)
             for value in [frame.left, frame.top, frame.width, frame.height] { word(value) }
             out.append((frame.table.map { 0x80 | UInt8(tableBits($0) - 1) } ?? 0) | (frame.interlaced ? 0x40 : 0))

@@ -25,25 +25,16 @@ struct GIFTranscodeTests {
 
     static func animation(_ path: String) throws -> Animation {
         try Vips.start()
-        let header = try Vips.Image.header(from: Vips.Source(path: path), failOn: .error, allPages: true)
-        let (width, height) = (header.width, header.pageHeight)
-        let open = { () throws -> Vips.Image in
-            guard let frames = try Vips.Image.gifThumbnail(path: path, width: width, height: height, colourManaged: false) else {
-                throw Vips.Error(operation: "gif_read", message: "PushMedia's decoder declined \(path)")
-            }
-            return frames
+        guard let file = try GIFFile.open(path: path) else {
+            throw Vips.Error(operation: "gif_read", message: "PushMedia's decoder declined \(path)")
         }
-        let frames = header.height / height
-        let delays = header.intArray(field: "delay") ?? []
-        return Animation(
-            open: open, frameSize: PixelSize(width: width, height: height),
-            delays: (0..<frames).map { $0 < delays.count && delays[$0] > 0 ? delays[$0] : 100 }, loop: 0, gifFile: path)
+        return Animation(frames: .gif(file, fit: nil), frameSize: file.frameSize, delays: file.delays.map { $0 > 0 ? $0 : 100 }, loop: 0)
     }
 
-    /// The same animation written through libvips.
+    /// The same animation written through libvips: the decoder's frames pulled by libvips.
     static func viaLibvips(_ animation: Animation) -> Animation {
         var copy = animation
-        copy.gifCut = nil
+        copy.frames = .decode { try animation.openFrames() }
         return copy
     }
 
@@ -66,12 +57,12 @@ struct GIFTranscodeTests {
         ]
         for rect in cuts {
             let cut = animation.cut(rect, to: rect.size)
-            try #require(cut.gifCut != nil, "a cut at its own size keeps the file", sourceLocation: sourceLocation)
+            try #require(cut.directCut != nil, "a cut at its own size keeps the file", sourceLocation: sourceLocation)
             for kept in [cut, cut.keepingEvery(3), cut.cappingFrameRate(7)] {
                 for setting in settings {
-                    let gifCut = try #require(kept.gifCut)
+                    let gifCut = try #require(kept.directCut)
                     let direct = try #require(
-                        try gifCut.gifAttempt(frames: kept.indices, delays: kept.delays, loop: kept.loop, setting, until: nil)?.data,
+                        try gifCut.gifAttempt(frames: kept.indices, delays: kept.delays, loop: kept.loop, setting, until: nil).data,
                         "written from the decoder", sourceLocation: sourceLocation)
                     let expected = try viaLibvips(kept).gifData(setting)
                     #expect(
@@ -95,10 +86,8 @@ struct GIFTranscodeTests {
             for positions in [Array(0..<cut.frameCount), Array(stride(from: 1, to: cut.frameCount, by: 3))] where !positions.isEmpty {
                 for longSide in Set([long, long / 2, long / 3, long / 7, 64, 13].filter { $0 >= 1 }) {
                     let factor = max(1, long / longSide)
-                    let gifCut = try #require(cut.gifCut)
-                    let direct = try #require(
-                        try gifCut.proxies(frames: positions.map { cut.indices[$0] }, factor: factor, until: nil),
-                        "made from the decoder", sourceLocation: sourceLocation)
+                    let gifCut = try #require(cut.directCut)
+                    let direct = try gifCut.proxies(frames: positions.map { cut.indices[$0] }, factor: factor, until: nil)
                     let expected = try viaLibvips(cut).proxies(positions, longSide: longSide)
                     let mine = try cut.proxies(positions, longSide: longSide)
                     #expect(mine.count == expected.count, sourceLocation: sourceLocation)
@@ -180,21 +169,56 @@ struct GIFTranscodeTests {
         try Self.expectSameBytes(try Self.write(GIFDecoderTests.gif(width: 24, height: 10, global: palette, frames: [first] + small)))
     }
 
-    @Test("A cut the decoder cannot make from the file is left to libvips; a resized cut has no file to read")
-    func declined() throws {
+    @Test("The direct way is decided from values: a cut outside the file or frames out of order are refused, not read; a resized, fitted or libvips animation has no direct cut; nested cuts at their own size compose")
+    func directCutDecided() throws {
         let path = try Fixtures.url("graphics/animated.gif").path
         let animation = try Self.animation(path)
-        let outside = GIFFileCut(path: path, rect: PixelRect(x: 1, y: 0, width: animation.size.width, height: animation.size.height))
-        #expect(try outside.gifAttempt(frames: [0, 1], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
-        let whole = try #require(animation.gifCut)
-        #expect(try whole.gifAttempt(frames: [1, 0], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil) == nil)
-        let png = try Fixtures.url("graphics/tiny.png").path
-        #expect(
-            try GIFFileCut(path: png, rect: whole.rect).gifAttempt(frames: [0], delays: [100], loop: 0, GIFSettings(paletteBits: 8), until: nil)
-                == nil)
-        let resized = animation.cut(whole.rect, to: PixelSize(width: whole.rect.width / 2, height: whole.rect.height / 2))
-        #expect(resized.gifCut == nil)
-        #expect(animation.map(to: animation.size) { $0 }.gifCut == nil)
+        let whole = try #require(animation.directCut)
+        let (w, h) = (animation.size.width, animation.size.height)
+        #expect(whole.rect == PixelRect(x: 0, y: 0, width: w, height: h))
+        let outside = GIFFileCut(file: whole.file, rect: PixelRect(x: 1, y: 0, width: w, height: h))
+        #expect(throws: Vips.Error.self) {
+            try outside.gifAttempt(frames: [0, 1], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil)
+        }
+        #expect(throws: Vips.Error.self) {
+            try whole.gifAttempt(frames: [1, 0], delays: [100, 100], loop: 0, GIFSettings(paletteBits: 8), until: nil)
+        }
+        #expect(throws: Vips.Error.self) { try outside.proxies(frames: [0], factor: 1, until: nil) }
+        #expect(!whole.proxyFactorFits(2 * max(w, h) + 1) && whole.proxyFactorFits(2 * min(w, h)))
+        #expect(try GIFFile.open(path: try Fixtures.url("graphics/tiny.png").path) == nil, "not a GIF: left to libvips")
+        #expect(animation.cut(whole.rect, to: PixelSize(width: w / 2, height: h / 2)).directCut == nil)
+        #expect(Self.viaLibvips(animation).directCut == nil)
+        var fitted = animation
+        fitted.frames = .gif(whole.file, fit: Animation.GIFFit(inside: animation.size, colourManaged: true))
+        #expect(fitted.directCut == nil)
+        let inner = animation.cut(PixelRect(x: 2, y: 1, width: w - 4, height: h - 2), to: PixelSize(width: w - 4, height: h - 2))
+            .cut(PixelRect(x: 1, y: 1, width: 3, height: 2), to: PixelSize(width: 3, height: 2))
+        #expect(inner.directCut == GIFFileCut(file: whole.file, rect: PixelRect(x: 3, y: 2, width: 3, height: 2)))
+    }
+
+    @Test("The scan reports libvips' header: size, frames, bands, every delay and the loop count (none, 0, 1, 5), and the probe from it is libvips' probe")
+    func scanMatchesLibvips() throws {
+        var paths = [try Fixtures.url("graphics/animated.gif").path]
+        let folder = try Fixtures.temporaryFolder()
+        for loop in [nil, 0, 1, 5] as [Int?] {
+            var frames = (0..<4).map { n in Frame(width: 6, height: 4, indices: GIFDecoderTests.pattern(6, 4, seed: n)) }
+            frames[1].delay = 0
+            frames[2].delay = 7
+            frames[3].delay = nil
+            let file = folder.appendingPathComponent("loop-\(loop.map(String.init) ?? "none").gif")
+            try GIFDecoderTests.gif(width: 6, height: 4, global: GIFDecoderTests.palette, frames: frames, loop: loop).write(to: file)
+            paths.append(file.path)
+        }
+        for path in paths {
+            let gif = try #require(try GIFFile.open(path: path))
+            let header = try Vips.Image.header(from: Vips.Source(path: path), failOn: .error, allPages: true)
+            #expect(gif.frameSize == PixelSize(width: header.width, height: header.pageHeight), "\(path)")
+            #expect(gif.frameCount == header.height / header.pageHeight && gif.bands == header.bands, "\(path)")
+            #expect(gif.delays == header.intArray(field: "delay"), "\(path): \(gif.delays)")
+            #expect(gif.loop == header.int(field: "loop"), "\(path): \(gif.loop)")
+            var warnings: [String] = []
+            #expect(try ImageProber.probe(gif: gif) == ImageProber.probe(path: path, format: .gif, warnings: &warnings), "\(path)")
+        }
     }
 
     @Test("Bad input and time: a damaged frame fails as the decoder's error (corrupt input), a deadline gone stops it")
@@ -203,7 +227,7 @@ struct GIFTranscodeTests {
             Frame(width: 16, height: 8, indices: GIFDecoderTests.pattern(16, 8, seed: n), badCodeAfter: n == 4 ? 20 : nil)
         }
         let damaged = try Self.animation(try Self.write(GIFDecoderTests.gif(width: 16, height: 8, global: GIFDecoderTests.palette, frames: frames)))
-        let cut = try #require(damaged.gifCut)
+        let cut = try #require(damaged.directCut)
         do {
             _ = try cut.gifAttempt(frames: damaged.indices, delays: damaged.delays, loop: 0, GIFSettings(paletteBits: 8), until: nil)
             Issue.record("a damaged frame was written")
@@ -213,7 +237,7 @@ struct GIFTranscodeTests {
         let path = try Fixtures.url("graphics/animated.gif").path
         let animation = try Self.animation(path)
         do {
-            _ = try #require(animation.gifCut).gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, GIFSettings(paletteBits: 8),
+            _ = try #require(animation.directCut).gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, GIFSettings(paletteBits: 8),
                 until: .now - .seconds(1))
             Issue.record("written past its deadline")
         } catch let error as Vips.Error {
@@ -225,14 +249,14 @@ struct GIFTranscodeTests {
         arguments: [(160, 80), (16, 8)]) // 16×8: all twelve frames in one strip of libvips' sink
     func givingUp(width: Int, height: Int) throws {
         let animation = try Self.benchmarkAnimation("noisy", width: width, height: height, frames: 12)
-        let cut = try #require(animation.gifCut)
+        let cut = try #require(animation.directCut)
         var plain = GIFSettings(paletteBits: 8)
         plain.repack = false
         let whole = try animation.gifData(plain).data.count
         for fraction in [0.1, 1.0 / 3, 0.8, 0.9] {
             var bounded = plain
             bounded.giveUpAbove = Int(Double(whole) * fraction)
-            let direct = try #require(try cut.gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, bounded, until: nil))
+            let direct = try cut.gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, bounded, until: nil)
             let throughLibvips = try Self.viaLibvips(animation).gifAttempt(bounded).attempt
             guard case .gaveUp(let written) = direct else {
                 Issue.record("\(fraction) of \(whole) B: not given up (\(direct))")
@@ -261,7 +285,7 @@ struct GIFTranscodeTests {
     func quantiserThreads() async throws {
         // Noise: every frame has more colours than a palette, so each one is quantised.
         let animation = try Self.benchmarkAnimation("noisy", width: 160, height: 80, frames: 4)
-        let (cut, frames, delays) = (try #require(animation.gifCut), animation.indices, animation.delays)
+        let (cut, frames, delays) = (try #require(animation.directCut), animation.indices, animation.delays)
         // A fresh thread starts from OpenMP's default (a thread per core); the writer runs on
         // the thread that calls it.
         let (before, after, written) = await withCheckedContinuation { continuation in
@@ -292,9 +316,9 @@ struct GIFTranscodeTests {
         let whole = try animation.gifData(plain).data.count
         var bounded = plain
         bounded.giveUpAbove = whole * 3 / 4
-        let cut = try #require(animation.gifCut)
+        let cut = try #require(animation.directCut)
         for attempt in [
-            try #require(try cut.gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, bounded, until: nil)),
+            try cut.gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, bounded, until: nil),
             try Self.viaLibvips(animation).gifAttempt(bounded).attempt,
         ] {
             guard case .gaveUp(let written) = attempt else {
@@ -349,13 +373,22 @@ struct GIFTranscodeTests {
         let run = ItemRun(
             input: InputFile(path: source.path, source: source.lastPathComponent), profile: .default,
             options: ProcessingOptions(outputDirectory: folder))
-        let decoded = try Decoded.decode(try ProbedImage.probe(try Source.read(run), run), run)
+        let probed = try ProbedImage.probe(try Source.read(run), run)
+        let decoded = try Decoded.decode(probed, run)
         let framed = try Framed.cut(decoded, around: try Subject.find(in: decoded, run), run)
         guard case .animation(let expanded) = framed.expanded else {
             Issue.record("the expanded variant is not an animation")
             return
         }
-        #expect(expanded.gifCut == GIFFileCut(path: source.path, rect: framed.placement.expandedRect))
+        // The file was opened once, when probed: the decode and both cuts read that scan.
+        guard case .gif(let file) = probed.decoder, case .animation(let animation) = decoded.pixels,
+            case .gif(let framesFile, nil) = animation.frames
+        else {
+            Issue.record("not read by PushMedia's decoder")
+            return
+        }
+        #expect(framesFile === file)
+        #expect(expanded.directCut == GIFFileCut(file: file, rect: framed.placement.expandedRect))
         let settings = GIFSettings(paletteBits: 8)
         #expect(try expanded.gifData(settings).data == (try Self.viaLibvips(expanded).gifData(settings).data))
     }

@@ -104,7 +104,7 @@ struct GIFTransparencyTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let data = try animation.gifData(settings).data
-        if animation.gifCut != nil {
+        if animation.directCut != nil {
             let viaLibvips = try GIFTranscodeTests.viaLibvips(animation).gifData(settings).data
             #expect(viaLibvips == data, "\(label): the direct path and libvips' differ", sourceLocation: sourceLocation)
         }

@@ -159,12 +159,32 @@ typedef struct {
 /// Animated GIF (frames stacked vertically, page-height, delay and loop set on the image).
 /// cgif reads the image a frame at a time, so a lazy input is never held whole.
 int pm_gifsave_buffer(VipsImage *in, void **buf, size_t *len, const pm_gif_settings *settings);
-/// PushMedia's GIF decoder (gif_read.c): the GIF at `path` as libvips' gifload makes it with
-/// n=-1 (frames stacked top to bottom, `page-height`; RGB, or RGBA when a frame has a
-/// transparent index; the same pixels), decoded lazily a frame at a time, each frame costing
-/// only its own rectangle. 0: *out; 1: a file it does not take (a frame outside the picture, a
-/// malformed or truncated block, a size libnsgif changes): use libvips; -1: a libvips error.
-int pm_gif_load(const char *path, VipsImage **out);
+/// A GIF that PushMedia's decoder takes, mapped and its blocks walked once (gif_read_scan.c):
+/// every reader of it (pm_gif_load's image, pm_gif_transcode, pm_gif_proxies) draws from this
+/// one scan on a canvas of its own, so a file is opened once per item whatever reads it.
+/// Reference-counted; readers hold their own reference (an image from pm_gif_load keeps it
+/// open until it closes). Immutable once open: readers on several threads need no lock.
+typedef struct pm_gif_file pm_gif_file;
+/// Opens and scans the GIF at `path`. 0: *out (release with pm_gif_file_unref); 1: a file the
+/// decoder does not take (a frame outside the picture, a malformed or truncated block, a size
+/// libnsgif changes): use libvips; -1: a libvips error (it cannot be read).
+int pm_gif_open(const char *path, pm_gif_file **out);
+void pm_gif_file_unref(pm_gif_file *file);
+/// What the scan found, as libvips' gifload (n=-1) reports it: the screen (a frame's size),
+/// the frames, the bands (3, or 4 when a frame has a transparent index) and `loop` (1 without
+/// a loop extension, else its count + 1; 0 forever).
+typedef struct {
+    int width, height, frames, bands, loop;
+} pm_gif_info;
+void pm_gif_file_info(const pm_gif_file *file, pm_gif_info *info);
+/// Each frame's delay in milliseconds as libvips' `delay` (the graphic control's × 10; 100
+/// without one), into delays[0 … frames − 1].
+void pm_gif_file_delays(const pm_gif_file *file, int *delays);
+/// PushMedia's GIF decoder (gif_read.c): `file` as libvips' gifload makes it with n=-1 (frames
+/// stacked top to bottom, `page-height`, `n-pages`, `delay` and `loop`; RGB, or RGBA when a frame
+/// has a transparent index; the same pixels), decoded lazily a frame at a time, each frame
+/// costing only its own rectangle. 0: *out (holding a reference to `file`); -1: a libvips error.
+int pm_gif_load(pm_gif_file *file, VipsImage **out);
 /// PushMedia's GIF writer (gif_write.c), for the same image and settings without dithering:
 /// per frame only the pixels that moved beyond interframe_maxerror get a palette (their own
 /// colours when at most 2^bitdepth − 1, else libimagequant's), are mapped to the nearest palette
@@ -200,20 +220,22 @@ typedef struct {
     /// g_get_monotonic_time() at which it stops with an error (0: never).
     gint64 deadline;
 } pm_gif_cut;
-/// The GIF at `path` cut and written again by PushMedia's decoder and writer with nothing in
-/// between (gif_transcode.c): the writer reads each frame from the decoder's canvas, and only
-/// where the frames drawn since the one before may differ. The same bytes as pm_gif_write of
+/// `file` cut and written again by PushMedia's decoder and writer with nothing in between
+/// (gif_transcode.c): the writer reads each frame from the decoder's canvas, and only where the
+/// frames drawn since the one before may differ. The same bytes as pm_gif_write of
 /// pm_gif_load's image cut the same way, at a fraction of the cost for frames that change
-/// little. 0: *gif (free with free) holds *length bytes; 1: a file the decoder does not take,
-/// or a cut it cannot make (use libvips); 2: given up (give_up_bytes), *length the bytes written;
-/// -1: a libvips error.
-int pm_gif_transcode(const char *path, const pm_gif_cut *cut, const pm_gif_settings *settings, unsigned char **gif,
+/// little. The caller chooses the cut from pm_gif_file_info: a rectangle inside the screen, of
+/// frames the file has, in increasing order (anything else fails). 0: *gif (free with free)
+/// holds *length bytes; 2: given up (give_up_bytes), *length the bytes written; -1: a libvips
+/// error (a frame that does not decode, the deadline, a cut outside the file).
+int pm_gif_transcode(pm_gif_file *file, const pm_gif_cut *cut, const pm_gif_settings *settings, unsigned char **gif,
                      size_t *length);
 /// Small copies of the frames `cut` names (its delays and loop unused), straight from
 /// PushMedia's decoder (gif_proxies.c): each frame's cut box-averaged by `factor` (1: as it is),
-/// the same pixels as libvips' vips_shrink, stacked top to bottom in memory. 0: *out; 1: a file
-/// the decoder does not take, or a cut it cannot make (use libvips); -1: a libvips error.
-int pm_gif_proxies(const char *path, const pm_gif_cut *cut, int factor, VipsImage **out);
+/// the same pixels as libvips' vips_shrink (round(size / factor) a side, which the caller keeps
+/// at a pixel at least), stacked top to bottom in memory. The cut as pm_gif_transcode's.
+/// 0: *out; -1: a libvips error.
+int pm_gif_proxies(pm_gif_file *file, const pm_gif_cut *cut, int factor, VipsImage **out);
 /// A lossless second pass over a GIF (giflib, gif_repack.c): each frame cut to the pixels that
 /// change what is shown, unchanged ones inside kept, transparent or the colour already shown
 /// (whichever is smallest), the global palette ordered for narrow LZW codes, and a small

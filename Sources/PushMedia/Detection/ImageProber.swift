@@ -26,7 +26,24 @@ enum ImageProber {
         } catch let error as Vips.Error {
             throw ItemError(.corruptInput, "cannot read the \(format.rawValue) header: \(error.message)")
         }
-        let orientation = header.int(field: "orientation") ?? 1
+        return try probe(header: header, format: format, warnings: &warnings)
+    }
+
+    /// The probe of a GIF PushMedia's decoder took (``GIFFile``), from its scan: what libvips'
+    /// loader reports for the same file (`pm_gif_load`'s image carries the same header), without
+    /// opening the file again.
+    static func probe(gif: GIFFile) throws -> Probe {
+        var warnings: [String] = []
+        let header: Vips.Image
+        do {
+            header = try gif.frames()
+        } catch let error as Vips.Error {
+            throw ItemError(.corruptInput, "cannot read the gif header: \(error.message)")
+        }
+        return try probe(header: header, format: .gif, warnings: &warnings)
+    }
+
+    private static func probe(header: Vips.Image, format: MediaFormat, warnings: inout [String]) throws -> Probe {        let orientation = header.int(field: "orientation") ?? 1
         let documentPages = header.int(field: "n-pages") ?? 1
         let pages = format.mayHavePages ? documentPages : 1
         if documentPages > 1, !format.mayHavePages {

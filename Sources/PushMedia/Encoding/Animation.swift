@@ -2,56 +2,97 @@ import Foundation
 import PushMediaModel
 
 /// An animation: which source frames it shows, for how long (milliseconds), its loop count
-/// (0 = forever), and the cut applied to every frame. It holds no pixels.
+/// (0 = forever), and the cuts applied to every frame. It holds no pixels.
 ///
-/// Frames come from ``open``, a lazy decode of the whole animation (frames stacked, each
-/// ``sourceSize`` high) that reads the file again on every call; only what a consumer pulls is
-/// computed, a strip at a time. ``gifData(scale:_:)`` feeds the GIF saver, which takes a frame at
-/// a time, and builds each frame's cut only when the saver reaches it; ``frame(_:)`` and
-/// ``proxies(_:longSide:)`` copy out one frame or small proxies. Memory is a few frames, never
-/// frames × pixels, and no per-frame state piles up.
+/// Frames come from ``frames``, decided once by the decode stage: PushMedia's GIF decoder over
+/// a file opened once per item, or libvips' loader. ``openFrames()`` is a lazy decode of the whole
+/// animation (frames stacked, each ``sourceSize`` high); only what a consumer pulls is computed,
+/// a strip at a time. ``gifData(scale:_:)`` feeds the GIF saver, which takes a frame at a time,
+/// and builds each frame's cut only when the saver reaches it; ``frame(_:)`` and
+/// ``proxies(_:longSide:)`` copy out one frame or small proxies. When the frames are the GIF
+/// decoder's as drawn and every cut keeps its size, all three read the decoder directly
+/// (``directCut``). Memory is a few frames, never frames × pixels, and no per-frame state piles up.
 struct Animation {
-    /// A fresh lazy decode of every source frame, stacked top to bottom.
-    var open: () throws -> Vips.Image
-    /// A source frame's size (what ``open`` stacks).
+    /// Where the frames come from.
+    enum Frames {
+        /// PushMedia's GIF decoder over a file opened and scanned once (``GIFFile``): its frames
+        /// as drawn, or fitted inside `fit` and colour-managed when `fit` says so.
+        case gif(GIFFile, fit: GIFFit?)
+        /// Any other decode: a fresh lazy decode of every frame, stacked, on each call (libvips'
+        /// loader reading the file again).
+        case decode(() throws -> Vips.Image)
+    }
+
+    /// How a GIF decoder's frames are brought to the decode size (`vips_thumbnail_image`).
+    struct GIFFit {
+        var inside: PixelSize
+        var colourManaged: Bool
+    }
+
+    /// One cut applied to every frame: `rect` resized to `size` (``Framed/cut(_:_:to:now:)``).
+    struct FrameCut: Equatable {
+        var rect: PixelRect
+        var size: PixelSize
+    }
+
+    var frames: Frames
+    /// A source frame's size (what ``openFrames()`` stacks).
     var sourceSize: PixelSize
-    /// A frame's size once ``transform`` is applied.
+    /// A frame's size once ``cuts`` are applied.
     var size: PixelSize
     /// The source frames shown, in order (dropping frames removes indices).
     var indices: [Int]
     var delays: [Int]
     var loop: Int
-    /// The cut applied to every frame (identity for a decode).
-    var transform: (Vips.Image) throws -> Vips.Image
+    /// The cuts applied to every frame, in order (none for a decode).
+    var cuts: [FrameCut] = []
     /// When every pass over the frames stops (libvips' kill flag on the decode), if any.
     var deadline: ContinuousClock.Instant?
-    /// The GIF file `open` decodes as it is and the rectangle of its frames this animation
-    /// shows, when ``transform`` does no more than cut that rectangle at its own size: the GIF
-    /// writer then reads the decoder's frames directly (``gifData(scale:_:)``).
-    var gifCut: GIFFileCut?
 
-    /// An animation decoded by `open` (frames of `frameSize`, stacked), untransformed.
-    /// `gifFile`: the GIF whose frames `open` gives as PushMedia's decoder draws them (nothing
-    /// resized or colour-managed).
-    init(
-        open: @escaping () throws -> Vips.Image, frameSize: PixelSize, delays: [Int], loop: Int,
-        deadline: ContinuousClock.Instant? = nil, gifFile: String? = nil
-    ) {
-        self.open = open
+    /// An animation decoded from `frames` (frames of `frameSize`, stacked), uncut.
+    init(frames: Frames, frameSize: PixelSize, delays: [Int], loop: Int, deadline: ContinuousClock.Instant? = nil) {
+        self.frames = frames
         self.deadline = deadline
-        self.gifCut = gifFile.map { GIFFileCut(path: $0, rect: PixelRect(x: 0, y: 0, width: frameSize.width, height: frameSize.height)) }
         self.sourceSize = frameSize
         self.size = frameSize
         self.indices = Array(delays.indices)
         self.delays = delays
         self.loop = loop
-        self.transform = { $0 }
     }
 
     /// An animation of frames already at hand (tests, benchmarks), joined lazily when read.
     init(frames: [Vips.Image], delays: [Int], loop: Int) {
         let size = PixelSize(width: frames.first?.width ?? 0, height: frames.first?.height ?? 0)
-        self.init(open: { try Vips.Image.animation(frames: frames, delays: delays, loop: loop) }, frameSize: size, delays: delays, loop: loop)
+        self.init(
+            frames: .decode { try Vips.Image.animation(frames: frames, delays: delays, loop: loop) }, frameSize: size,
+            delays: delays, loop: loop)
+    }
+
+    /// A fresh lazy decode of every source frame, stacked top to bottom, stopping at
+    /// ``deadline``.
+    func openFrames() throws -> Vips.Image {
+        switch frames {
+        case .decode(let open):
+            return try open()
+        case .gif(let file, let fit):
+            let drawn = try file.frames()
+            let fitted = try fit.map { try drawn.gifFitted(width: $0.inside.width, height: $0.inside.height, colourManaged: $0.colourManaged) } ?? drawn
+            if let deadline { fitted.stopEvaluation(at: deadline) }
+            return try fitted.lazilyNormalizedToSRGB8()
+        }
+    }
+
+    /// The GIF file and the rectangle of its frames this animation shows, when its frames are
+    /// PushMedia's decoder's as drawn and every cut keeps its size (no more than a rectangle of
+    /// them): the GIF writer, the proxies and a single frame then read the decoder directly.
+    var directCut: GIFFileCut? {
+        guard case .gif(let file, nil) = frames else { return nil }
+        var rect = PixelRect(x: 0, y: 0, width: sourceSize.width, height: sourceSize.height)
+        for cut in cuts {
+            guard cut.rect.size == cut.size else { return nil }
+            rect = PixelRect(x: rect.x + cut.rect.x, y: rect.y + cut.rect.y, width: cut.rect.width, height: cut.rect.height)
+        }
+        return GIFFileCut(file: file, rect: rect)
     }
 
     var frameCount: Int { indices.count }
@@ -81,32 +122,18 @@ struct Animation {
         return copy
     }
 
-    /// The same transform applied to every frame after the current one (lazily), timing
-    /// unchanged; `size` is the size it makes. ``gifCut`` is dropped: an arbitrary transform is
-    /// not a plain cut (``cut(_:to:)`` keeps it when it is).
-    func map(to size: PixelSize, _ transform: @escaping (Vips.Image) throws -> Vips.Image) -> Animation {
-        var copy = self
-        let previous = self.transform
-        copy.transform = { try transform(previous($0)) }
-        copy.size = size
-        copy.gifCut = nil
-        return copy
-    }
-
     /// `rect` of every frame, resized to `size` (``Framed/cut(_:_:to:now:)``), lazily.
     func cut(_ rect: PixelRect, to size: PixelSize) -> Animation {
-        var copy = map(to: size) { try Framed.cut($0, rect, to: size) }
-        if rect.size == size, let cut = gifCut {
-            copy.gifCut = GIFFileCut(
-                path: cut.path, rect: PixelRect(x: cut.rect.x + rect.x, y: cut.rect.y + rect.y, width: rect.width, height: rect.height))
-        }
+        var copy = self
+        copy.cuts.append(FrameCut(rect: rect, size: size))
+        copy.size = size
         return copy
     }
 
     /// Runs `body` on lazy frames at `positions` (of ``indices``) from a fresh decode,
     /// transformed; the decode stops at ``deadline``.
     func withFrames<T>(at positions: [Int], _ body: ([Vips.Image]) throws -> T) throws -> T {
-        let stacked = try open()
+        let stacked = try openFrames()
         let cut = frameCutter(stacked)
         let frames = try positions.map(cut)
         return try stacked.killed(at: deadline) { try body(frames) }
@@ -115,10 +142,11 @@ struct Animation {
     /// Makes the frame at a position (of ``indices``) of `stacked` (a decode from ``open``),
     /// transformed: lazily, holding no pixels.
     private func frameCutter(_ stacked: Vips.Image) -> (Int) throws -> Vips.Image {
-        let (indices, sourceSize, transform) = (self.indices, self.sourceSize, self.transform)
+        let (indices, sourceSize, cuts) = (self.indices, self.sourceSize, self.cuts)
         return { position in
             let top = indices[position] * sourceSize.height
-            return try transform(stacked.extractArea(left: 0, top: top, width: sourceSize.width, height: sourceSize.height))
+            let frame = try stacked.extractArea(left: 0, top: top, width: sourceSize.width, height: sourceSize.height)
+            return try cuts.reduce(frame) { try Framed.cut($0, $1.rect, to: $1.size) }
         }
     }
 
@@ -134,12 +162,10 @@ struct Animation {
     func gifAttempt(scale: Double = 1, _ settings: GIFSettings) throws -> (attempt: GIFAttempt, width: Int, height: Int) {
         // Frames cut at their own size from a GIF PushMedia decodes: no libvips in between, and
         // only what moved is looked at (the same bytes).
-        if scale >= 1, settings.dither == 0, let cut = gifCut,
-            let gif = try cut.gifAttempt(frames: indices, delays: delays, loop: loop, settings, until: deadline)
-        {
-            return (gif, cut.rect.width, cut.rect.height)
+        if scale >= 1, settings.dither == 0, let cut = directCut {
+            return (try cut.gifAttempt(frames: indices, delays: delays, loop: loop, settings, until: deadline), cut.rect.width, cut.rect.height)
         }
-        let stacked = try open()
+        let stacked = try openFrames()
         let cut = frameCutter(stacked)
         let joined = try Vips.Image.animation(count: indices.count, delays: delays, loop: loop) { position in
             try cut(position).scaled(by: scale)
@@ -154,8 +180,8 @@ struct Animation {
     func frame(_ position: Int) throws -> Vips.Image {
         // From a GIF PushMedia decodes: the decoder draws up to the frame and its cut is copied
         // from the canvas (the same pixels), with no libvips threads in between.
-        if let cut = gifCut, indices.indices.contains(position), let frame = try cut.frame(indices[position], until: deadline) {
-            return frame
+        if let cut = directCut, indices.indices.contains(position) {
+            return try cut.frame(indices[position], until: deadline)
         }
         return try withFrames(at: [position]) { try $0[0].copyMemory() }
     }
@@ -168,11 +194,9 @@ struct Animation {
     func proxies(_ positions: [Int], longSide: Int) throws -> [Vips.Image] {
         // From a GIF PushMedia decodes: straight from the decoder, averaging only what moved
         // (the same pixels).
-        if let cut = gifCut, !positions.isEmpty,
-            let joined = try cut.proxies(
-                frames: positions.map { indices[$0] }, factor: max(1, max(size.width, size.height) / max(1, longSide)),
-                until: deadline)
-        {
+        let factor = max(1, max(size.width, size.height) / max(1, longSide))
+        if let cut = directCut, !positions.isEmpty, cut.proxyFactorFits(factor) {
+            let joined = try cut.proxies(frames: positions.map { indices[$0] }, factor: factor, until: deadline)
             let height = joined.height / positions.count
             return try positions.indices.map { try joined.extractArea(left: 0, top: $0 * height, width: joined.width, height: height) }
         }
@@ -189,9 +213,11 @@ struct Animation {
     }
 }
 
-/// A rectangle of a GIF file's frames, as PushMedia's decoder draws them (``Animation/gifCut``;
+/// A rectangle of a GIF file's frames, as PushMedia's decoder draws them (``Animation/directCut``;
 /// read straight from the decoder in GIFFileCut+Decoder.swift).
 struct GIFFileCut: Equatable, Sendable {
-    var path: String
+    var file: GIFFile
     var rect: PixelRect
+
+    static func == (a: GIFFileCut, b: GIFFileCut) -> Bool { a.file === b.file && a.rect == b.rect }
 }

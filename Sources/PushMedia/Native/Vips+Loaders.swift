@@ -159,16 +159,11 @@ extension Vips.Image {
         try gifFrames(path: path)?.gifFitted(width: width, height: height, colourManaged: colourManaged)
     }
 
-    /// Every frame of a GIF as PushMedia's own GIF decoder draws it (`pm_gif_load`, gif_read.c:
+    /// Every frame of a GIF as PushMedia's own GIF decoder draws it (``GIFFile/frames()``:
     /// libvips' pixels, each frame costing only its own rectangle), stacked; nil for a file that
     /// decoder leaves to libvips (a frame outside the picture, a malformed or truncated block).
     static func gifFrames(path: String) throws -> Vips.Image? {
-        var frames: UnsafeMutablePointer<VipsImage>?
-        switch pm_gif_load(path, &frames) {
-        case 0: return frames.map { Vips.Image(owning: $0) }
-        case 1: return nil
-        default: throw Vips.Error(operation: "gif_read", message: Vips.takeError())
-        }
+        try GIFFile.open(path: path)?.frames()
     }
 
     /// These decoded GIF frames fitted inside width × height and colour-managed, as

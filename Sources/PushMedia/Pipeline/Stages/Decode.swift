@@ -39,51 +39,47 @@ struct Decoded {
         }
     }
 
-    /// An animation is not decoded here: this opens its header and hands on an ``Animation``
-    /// whose frames are decoded from the file, lazily and a few at a time, by each later pass
-    /// (representative frame, subject, each encoding attempt), every pass with the item's
-    /// deadline. `keepsAlpha` is whether frames have an alpha band; whether it is real is decided
-    /// on the one frame a still thumbnail is cut from.
+    /// An animation is not decoded here: this reads its header and hands on an ``Animation``
+    /// whose frames are decoded lazily and a few at a time by each later pass (representative
+    /// frame, subject, each encoding attempt), every pass with the item's deadline. Where the
+    /// frames come from is decided here, once: a GIF that PushMedia's decoder takes is opened and
+    /// scanned once (``GIFFile``) and every pass draws from that scan, each frame costing its own
+    /// rectangle instead of libvips' whole canvas; anything else is libvips' loader.
+    /// `keepsAlpha` is whether frames have an alpha band; whether it is real is decided on the
+    /// one frame a still thumbnail is cut from.
     private static func animation(_ image: ProbedImage, _ plan: ImagePlan, _ run: ItemRun) throws -> Decoded {
-        let path = run.input.path
         let deadline = run.deadline
         let colourManaged = image.needsColourManagement
-        let libvipsOpen = { () throws -> Vips.Image in
+        if case .gif(let file) = image.decoder {
+            let fits = file.frameSize.width <= plan.decode.width && file.frameSize.height <= plan.decode.height
+            let fit = fits && !colourManaged ? nil : Animation.GIFFit(inside: plan.decode, colourManaged: colourManaged)
+            var animation = Animation(
+                frames: .gif(file, fit: fit), frameSize: file.frameSize,
+                delays: file.delays.map { $0 > 0 ? $0 : 100 }, loop: file.loop, deadline: deadline)
+            if fit != nil {
+                // The fitted size, from the pipeline's header (nothing is decoded).
+                let header = try animation.openFrames()
+                animation.sourceSize = PixelSize(width: header.width, height: header.pageHeight)
+                animation.size = animation.sourceSize
+            }
+            return Decoded(pixels: .animation(animation), keepsAlpha: file.bands == 4, plan: plan)
+        }
+        let path = run.input.path
+        let open = { () throws -> Vips.Image in
             let decoded = try Vips.Image.thumbnail(
                 from: Vips.Source(path: path), width: plan.decode.width, height: plan.decode.height, allPages: true,
                 colourManaged: colourManaged)
             decoded.stopEvaluation(at: deadline)
             return try decoded.lazilyNormalizedToSRGB8()
         }
-        let header = try libvipsOpen()
-        // A GIF's frames come from PushMedia's decoder when it takes the file and makes what
-        // libvips' loader does (size, frames, bands); every pass then costs each frame's own
-        // rectangle instead of libvips' whole canvas per frame.
-        var open = libvipsOpen
-        var gifFile: String?
-        if image.source.format == .gif, let frames = try? Vips.Image.gifFrames(path: path),
-            let own = try? frames.gifFitted(width: plan.decode.width, height: plan.decode.height, colourManaged: colourManaged),
-            own.width == header.width, own.height == header.height, own.bands == header.bands,
-            own.pageHeight == header.pageHeight
-        {
-            open = {
-                guard let decoded = try Vips.Image.gifThumbnail(
-                    path: path, width: plan.decode.width, height: plan.decode.height, colourManaged: colourManaged)
-                else { return try libvipsOpen() }
-                decoded.stopEvaluation(at: deadline)
-                return try decoded.lazilyNormalizedToSRGB8()
-            }
-            // The decoder's frames as they are (nothing to resize or colour-manage): a GIF cut
-            // from them at its own size is written straight from the decoder.
-            if own === frames { gifFile = path }
-        }
+        let header = try open()
         let frameHeight = header.pageHeight > 0 ? header.pageHeight : header.height / image.frames
         let frames = max(1, header.height / max(1, frameHeight))
         let delays = header.intArray(field: "delay") ?? []
         let animation = Animation(
-            open: open, frameSize: PixelSize(width: header.width, height: frameHeight),
+            frames: .decode(open), frameSize: PixelSize(width: header.width, height: frameHeight),
             delays: (0..<frames).map { $0 < delays.count && delays[$0] > 0 ? delays[$0] : 100 },
-            loop: header.int(field: "loop") ?? 0, deadline: deadline, gifFile: gifFile)
+            loop: header.int(field: "loop") ?? 0, deadline: deadline)
         return Decoded(pixels: .animation(animation), keepsAlpha: header.hasAlpha, plan: plan)
     }
 

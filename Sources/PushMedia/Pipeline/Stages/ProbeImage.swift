@@ -10,13 +10,26 @@ struct ProbedImage {
     var size: PixelSize
     /// Frames (1 for a still image).
     var frames: Int
+    /// Which decoder reads the frames, decided here, once.
+    var decoder: ImageDecoder = .libvips
     var isAnimation: Bool { frames > 1 }
     var kind: MediaKind { isAnimation ? .animatedImage : .image }
     /// An ICC profile or CMYK pixels: the decode goes through a colour transform.
     var needsColourManagement: Bool { probe.hasICCProfile == true || probe.colourSpace == "cmyk" }
 
-    /// Reads the image header (no pixels) with the sniffed format.
+    /// Reads the image header (no pixels) with the sniffed format. A GIF that PushMedia's
+    /// decoder takes is opened and scanned once, here, and every later stage reads its frames
+    /// from that scan (``ImageDecoder/gif(_:)``); any other file, or a GIF that decoder leaves
+    /// to libvips, has its header read by libvips' loader.
     static func probe(_ source: Source, _ run: ItemRun) throws -> ProbedImage {
+        try Vips.start()
+        if source.format == .gif, let gif = try? GIFFile.open(path: run.input.path) {
+            let probe = try ImageProber.probe(gif: gif)
+            let image = ProbedImage(
+                source: source, probe: probe, size: gif.frameSize, frames: gif.frameCount, decoder: .gif(gif))
+            run.record(kind: image.kind, probe: probe)
+            return image
+        }
         // The warnings of the attempt that succeeds (libvips' attribution may run it twice).
         let (probe, warnings) = try Vips.attributed {
             var warnings: [String] = []
@@ -30,3 +43,12 @@ struct ProbedImage {
         return image
     }
 }
+
+/// Which decoder reads an image's frames: decided once, when the image is probed.
+enum ImageDecoder {
+    /// PushMedia's own GIF decoder, over the file opened and scanned once (``GIFFile``).
+    case gif(GIFFile)
+    /// libvips' loader for the sniffed format, opening the file for each pass.
+    case libvips
+}
+
