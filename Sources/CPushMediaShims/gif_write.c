@@ -1,6 +1,7 @@
 // PushMedia's GIF writer: an animation (frames stacked top to bottom, `page-height`, `delay` and
-// `loop` on the image) pulled a frame at a time through libvips (vips_sink_disc, so a lazy
-// pipeline is never held whole) and written byte by byte. gif_transcode.c hands it frames
+// `loop` on the image) pulled a frame at a time through libvips (vips_sink_disc over each frame,
+// so a lazy pipeline is never held whole, and nothing more is computed once the writer gives up)
+// and written byte by byte. gif_transcode.c hands it frames
 // straight from PushMedia's decoder instead (gifw_begin, gifw_write_frame, gifw_finish), with
 // the rectangle where each may differ from the one before.
 //
@@ -162,9 +163,8 @@ failed:
 
 GIFR_HIDDEN size_t gifw_given_up_length(const gif_writer *w) { return w->out.length + 1; }
 
-/// Rows arrive top to bottom, a strip at a time; each completed frame is written. Once the
-/// writer gave up, the rest are passed over: stopping the sink with -1 would leave "write failed"
-/// in libvips' error buffer, which is shared by every item.
+/// A frame's rows arrive top to bottom, a strip at a time; the completed frame is written. 0
+/// (also when the writer gave up: w->gave_up), or -1.
 static int take_rows(VipsRegion *region, VipsRect *area, void *context) {
     gif_writer *w = context;
     if (w->gave_up) return 0;
@@ -307,7 +307,17 @@ int pm_gif_write(VipsImage *in, const pm_gif_settings *s, unsigned char **gif, s
         w.delays = delays, w.delay_count = delays ? delay_count : 0;
     }
     if (vips_image_get_typeof(image, "loop")) vips_image_get_int(image, "loop", &w.loop);
-    if (vips_sink_disc(image, take_rows, &w)) goto done;
+    // A frame at a time (each frame's rows through vips_sink_disc): the frame at which the
+    // writer gives up is the last one computed. One sink over the whole image would go on
+    // computing every frame (and fail on a damaged one the writer never needed), and stopping it
+    // would leave "write failed" in libvips' error buffer, which every item shares.
+    bool failed = false;
+    for (int top = 0; !failed && top < image->Ysize && !w.gave_up; top += height) {
+        VipsImage *frame = NULL;
+        failed = vips_crop(image, &frame, 0, top, image->Xsize, height, NULL) || vips_sink_disc(frame, take_rows, &w);
+        if (frame) g_object_unref(frame);
+    }
+    if (failed) goto done;
     if (w.gave_up) {
         *length = gifw_given_up_length(&w);
         status = 2;
