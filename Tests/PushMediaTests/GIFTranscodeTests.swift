@@ -365,6 +365,38 @@ struct GIFTranscodeTests {
         #expect(roomy.encoding.attempts == 1)
     }
 
+    @Test("A GIF of one frame is decoded from the probe's scan: the same pixels and alpha as libvips' loader, at odd sizes, with and without a see-through index, and shrunk when larger than the decode")
+    func oneFrameFromTheScan() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let shapes: [(Int, Int, UInt8?)] = [(1, 1, nil), (2, 2, 3), (3, 2, nil), (301, 17, 5), (2001, 1001, nil), (2001, 1001, 2)]
+        for (width, height, transparent) in shapes {
+            let frame = Frame(width: width, height: height, indices: GIFDecoderTests.pattern(width, height, seed: width), transparent: transparent)
+            let source = folder.appendingPathComponent("one-\(width)x\(height)-\(transparent.map(String.init) ?? "opaque").gif")
+            try GIFDecoderTests.gif(width: width, height: height, global: GIFDecoderTests.palette, frames: [frame], loop: nil).write(to: source)
+            let run = ItemRun(
+                input: InputFile(path: source.path, source: source.lastPathComponent), profile: .default,
+                options: ProcessingOptions(outputDirectory: folder))
+            var probed = try ProbedImage.probe(try Source.read(run), run)
+            guard case .gif = probed.decoder else {
+                Issue.record("\(source.lastPathComponent): not taken by PushMedia's decoder")
+                continue
+            }
+            #expect(!probed.isAnimation)
+            let mine = try Decoded.decode(probed, run)
+            probed.decoder = .libvips
+            let libvips = try Decoded.decode(probed, run)
+            guard case .still(let a) = mine.pixels, case .still(let b) = libvips.pixels else {
+                Issue.record("\(source.lastPathComponent): not a still")
+                continue
+            }
+            #expect(
+                a.width == b.width && a.height == b.height && a.bands == b.bands && mine.keepsAlpha == libvips.keepsAlpha,
+                "\(source.lastPathComponent): \(a.width)×\(a.height)×\(a.bands), libvips \(b.width)×\(b.height)×\(b.bands)")
+            #expect(try a.memoryBytes() == b.memoryBytes(), "\(source.lastPathComponent): other pixels")
+            if width > 2000 { #expect(a.width < width, "shrunk to the decode size") }
+        }
+    }
+
     @Test("The pipeline writes a GIF cut at its own size from the decoder: the expanded variant of a 2:1 GIF")
     func pipeline() throws {
         let folder = try Fixtures.temporaryFolder()

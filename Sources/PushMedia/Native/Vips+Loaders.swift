@@ -191,6 +191,23 @@ extension Vips.Image {
         from source: Vips.Source, width: Int, height: Int, colourManaged: Bool, until deadline: ContinuousClock.Instant
     ) throws -> Vips.Image {
         let (image, shrink) = try shrunkOnLoad(source, width: width, height: height, allPages: false, failOn: .truncated)
+        return try still(
+            image, width: width, height: height, colourManaged: colourManaged, until: deadline,
+            jpeg: source.format == .jpeg ? { try jpegReduced(from: source, like: image, shrink: Int(shrink), to: $0, until: deadline) } : nil)
+    }
+
+    /// ``still(from:width:height:colourManaged:until:)`` of an image already opened (lazily),
+    /// such as the one frame of a GIF from PushMedia's decoder (``GIFFile/frames()``).
+    static func still(
+        decoded image: Vips.Image, width: Int, height: Int, colourManaged: Bool, until deadline: ContinuousClock.Instant
+    ) throws -> Vips.Image {
+        try still(image, width: width, height: height, colourManaged: colourManaged, until: deadline, jpeg: nil)
+    }
+
+    private static func still(
+        _ image: Vips.Image, width: Int, height: Int, colourManaged: Bool, until deadline: ContinuousClock.Instant,
+        jpeg: ((PixelSize) throws -> Vips.Image?)?
+    ) throws -> Vips.Image {
         guard image.isPlain8BitSRGBOrGrey && !colourManaged else {
             let thumbnail = try image.thumbnailImage(width: width, height: height, colourManaged: colourManaged)
             thumbnail.stopEvaluation(at: deadline)
@@ -200,9 +217,7 @@ extension Vips.Image {
         let size = ImagePlan.fitted(
             PixelSize(width: image.width, height: image.height),
             inside: (5...8).contains(orientation) ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height))
-        let result =
-            try (source.format == .jpeg ? jpegReduced(from: source, like: image, shrink: Int(shrink), to: size, until: deadline) : nil)
-            ?? image.reduced(to: size, until: deadline)
+        let result = try jpeg?(size) ?? image.reduced(to: size, until: deadline)
         return orientation == 1 ? result : try result.autorotated().copyMemory()
     }
 

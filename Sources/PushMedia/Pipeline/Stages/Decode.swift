@@ -24,9 +24,17 @@ struct Decoded {
             return try Vips.attributed(until: run.deadline) {
                 // The source is read sequentially, once: decode into memory before anything else
                 // looks at the pixels (the alpha check and both crops read them again).
-                let inMemory = try Vips.Image.still(
-                    from: Vips.Source(path: run.input.path), width: plan.decode.width, height: plan.decode.height,
-                    colourManaged: image.needsColourManagement, until: run.deadline)
+                let inMemory: Vips.Image
+                if case .gif(let file) = image.decoder {
+                    // A GIF of one frame, from the scan the probe made: the file is not opened again.
+                    inMemory = try Vips.Image.still(
+                        decoded: try file.frames(), width: plan.decode.width, height: plan.decode.height,
+                        colourManaged: image.needsColourManagement, until: run.deadline)
+                } else {
+                    inMemory = try Vips.Image.still(
+                        from: Vips.Source(path: run.input.path), width: plan.decode.width, height: plan.decode.height,
+                        colourManaged: image.needsColourManagement, until: run.deadline)
+                }
                 let (normalized, keepsAlpha) = try inMemory.normalizedToSRGB8()
                 let working = normalized === inMemory ? inMemory : try normalized.copyMemory()
                 return Decoded(pixels: .still(working), keepsAlpha: keepsAlpha, plan: plan)
