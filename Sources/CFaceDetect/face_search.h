@@ -454,7 +454,9 @@ std::vector<unsigned char> enlarge(const pm_face_image &image, const pm_face_reg
 
 int pm_face_search::PM_FACE_REGIONS_ENTRY(const pm_face_image &image, const pm_face_region *regions, int region_count,
                                           double scale, pm_face_box *faces, int capacity) {
-    std::vector<pm_face_box> all;
+    // Collected as dlib's type, not pm_face_box: a std::vector of a type both builds share would
+    // be one template instance compiled twice, the AVX2 copy possibly kept for both.
+    std::vector<dlib::rect_detection> all;
     for (int i = 0; i < region_count; i++) {
         pm_face_region region = regions[i];
         const int left = std::max(0, region.x), top = std::max(0, region.y);
@@ -481,22 +483,27 @@ int pm_face_search::PM_FACE_REGIONS_ENTRY(const pm_face_image &image, const pm_f
         std::vector<dlib::rect_detection> found;
         detector()(proxy, found, minimum_score);
         const double across = static_cast<double>(region.width) / width, down = static_cast<double>(region.height) / height;
-        for (const dlib::rect_detection &d : found) {
-            const dlib::rectangle &r = d.rect;
-            const double x0 = region.x + r.left() * across, y0 = region.y + r.top() * down;
-            const double x1 = region.x + (r.right() + 1) * across, y1 = region.y + (r.bottom() + 1) * down;
-            pm_face_box box;
-            box.x = static_cast<int>(std::lround(x0));
-            box.y = static_cast<int>(std::lround(y0));
-            box.width = static_cast<int>(std::lround(x1)) - box.x;
-            box.height = static_cast<int>(std::lround(y1)) - box.y;
-            box.score = d.detection_confidence;
-            all.push_back(box);
+        for (dlib::rect_detection d : found) {
+            const dlib::rectangle r = d.rect;
+            // In pixels of the image; right and bottom exclusive, as dlib's width() counts.
+            d.rect = dlib::rectangle(std::lround(region.x + r.left() * across), std::lround(region.y + r.top() * down),
+                                     std::lround(region.x + (r.right() + 1) * across) - 1,
+                                     std::lround(region.y + (r.bottom() + 1) * down) - 1);
+            all.push_back(d);
         }
     }
-    std::sort(all.begin(), all.end(), [](const pm_face_box &a, const pm_face_box &b) { return a.score > b.score; });
+    std::sort(all.begin(), all.end(), [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
+        return a.detection_confidence > b.detection_confidence;
+    });
     const int count = static_cast<int>(all.size());
-    for (int i = 0; i < std::min(count, capacity); i++) faces[i] = all[static_cast<size_t>(i)];
+    for (int i = 0; i < std::min(count, capacity); i++) {
+        const dlib::rectangle &r = all[static_cast<size_t>(i)].rect;
+        faces[i].x = static_cast<int>(r.left());
+        faces[i].y = static_cast<int>(r.top());
+        faces[i].width = static_cast<int>(r.width());
+        faces[i].height = static_cast<int>(r.height());
+        faces[i].score = all[static_cast<size_t>(i)].detection_confidence;
+    }
     return count;
 }
 #endif
