@@ -12,7 +12,11 @@ generated here (seeded) from photos scikit-image ships:
 - 8 rolled faces: the astronaut and three LFW faces turned in the image plane by -25, -15, 15 and
   25 degrees (dlib's extra filters are for these): 16 faces;
 - 12 images without a face: the three patterns at two sizes, and six scikit-image photos (cat,
-  coffee, rocket, logo, Hubble deep field, immunohistochemistry).
+  coffee, rocket, logo, Hubble deep field, immunohistochemistry);
+- 36 group banners from `scripts/make-group-banners`: dlib's nine example group photos (faces
+  boxed in their training.xml and testing.xml) with faces 40, 60, 90 and 140 px wide, in 1200x600,
+  2400x800 and 3000x1000 banners beside the patterns; recall is also given per face size, and the
+  faces missed are listed (faces the photo's crop cut count neither way).
 
 Recall is read from the manifest `pushmedia process --crop smart` writes (`probe.faces`): a face
 counts as found when a box overlaps it with IoU >= 0.3; every other box is a false face. Cost is
@@ -134,6 +138,13 @@ def make_sets(root: Path) -> dict[str, Path]:
         name = f"photo-{photo}.jpg"
         Image.fromarray(getattr(data, photo)()).convert("RGB").save(sets["no-face"] / name, quality=90)
         truth["no-face"][name] = []
+    sets["groups"] = root / "groups"
+    made = subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "make-group-banners"), str(sets["groups"])],
+                          capture_output=True, text=True, check=True)
+    truth["groups"] = {}
+    for line in made.stdout.splitlines():
+        banner = json.loads(line)
+        truth["groups"][banner["file"]] = {"faces": banner["faces"], "cut": banner["cut"], "faceSize": banner["faceSize"]}
     for name, d in sets.items():
         (root / f"{name}.truth.json").write_text(json.dumps(truth[name]))
     return sets
@@ -161,17 +172,28 @@ def iou(a, b) -> float:
     return inter / (a["w"] * a["h"] + b["w"] * b["h"] - inter)
 
 
-def recall(manifest: Path, truth: dict) -> tuple[int, int, int, int, int]:
-    """faces found, faces, images whose person is found, images with a person, false faces."""
+def recall(manifest: Path, truth: dict, by_size: dict | None = None, missed: list | None = None) -> tuple[int, int, int, int, int]:
+    """faces found, faces, images whose person is found, images with a person, false faces.
+    A truth entry is a list of faces, or {"faces", "cut", "faceSize"} (group banners): boxes on a
+    cut face count neither way; `by_size` gathers the same five per face size, `missed` the
+    banners with faces missed."""
     found = total = hit_images = images = false = 0
     for item in json.loads(manifest.read_text())["items"]:
-        faces = truth[os.path.basename(item["source"])]
+        name = os.path.basename(item["source"])
+        entry = truth[name]
+        faces, cut = (entry, []) if isinstance(entry, list) else (entry["faces"], entry["cut"])
         boxes = item.get("probe", {}).get("faces") or []
         hits = [any(iou(f, b) >= 0.3 for b in boxes) for f in faces]
+        wrong = sum(1 for b in boxes if not any(iou(f, b) >= 0.3 for f in faces + cut))
         found, total = found + sum(hits), total + len(faces)
         if faces:
             images, hit_images = images + 1, hit_images + any(hits)
-        false += sum(1 for b in boxes if not any(iou(f, b) >= 0.3 for f in faces))
+        false += wrong
+        if by_size is not None and isinstance(entry, dict):
+            row = by_size.setdefault(entry["faceSize"], [0, 0, 0, 0, 0])
+            row[0] += sum(hits); row[1] += len(faces); row[2] += any(hits); row[3] += 1; row[4] += wrong
+        if missed is not None and not all(hits):
+            missed.append(f"{name}: {sum(hits)}/{len(faces)} faces")
     return found, total, hit_images, images, false
 
 
@@ -186,11 +208,17 @@ def main() -> None:
         sets = make_sets(work / "in")
         print("| set | faces found | images whose person is found | false faces |")
         print("|---|---:|---:|---:|")
+        by_size: dict = {}
+        missed: list = []
         for name, folder in sets.items():
             process(args.pushmedia, folder, work / "out", "smart")
             truth = json.loads((work / "in" / f"{name}.truth.json").read_text())
-            found, total, hit, images, false = recall(work / "out" / "manifest.json", truth)
+            found, total, hit, images, false = recall(work / "out" / "manifest.json", truth, by_size, missed)
             print(f"| {name} ({len(truth)} images) | {found}/{total} | {hit}/{images} | {false} |", flush=True)
+        for size, (found, total, hit, images, false) in sorted(by_size.items()):
+            print(f"| groups, faces {size} px ({images} banners) | {found}/{total} | {hit}/{images} | {false} |")
+        print()
+        print("Faces missed: " + ("; ".join(missed) if missed else "none"))
         print()
         print(f"CPU (wall) of `process --jobs 1`, medians of {args.runs} after a warm-up:")
         print()
@@ -198,7 +226,7 @@ def main() -> None:
         print("|---|---:|---:|---:|---:|")
         empty = work / "empty"
         empty.mkdir()
-        for folder in [empty, sets["banners"], sets["no-face"], *map(Path, args.stills)]:
+        for folder in [empty, sets["banners"], sets["groups"], sets["no-face"], *map(Path, args.stills)]:
             count = len([f for f in folder.iterdir() if not f.name.startswith(".")])
             times: dict[str, list[tuple[float, float]]] = {"attention": [], "smart": []}
             for crop in times:

@@ -28,6 +28,7 @@
 
 #define PM_FACE_SEARCH_ENTRY search_portable
 #define PM_FACE_FILTERS_ENTRY compare_filters_portable
+#define PM_FACE_REGIONS_ENTRY search_regions_portable
 #include "face_search.h"
 
 namespace {
@@ -112,6 +113,45 @@ extern "C" int pm_detect_faces(const pm_face_image *image, long search_area, pm_
                                int *searched_width, int *searched_height, char *error, size_t error_size) {
     return pm_detect_faces_with(PM_FACE_SEARCH_AUTOMATIC, image, search_area, faces, capacity, searched_width,
                                 searched_height, error, error_size);
+}
+
+extern "C" int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_image *image,
+                                               const pm_face_region *regions, int region_count, double scale,
+                                               pm_face_box *faces, int capacity, char *error, size_t error_size) {
+    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
+        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands ||
+        region_count < 0 || (region_count > 0 && !regions) || !(scale > 0) || scale > 16 || capacity < 0 ||
+        (capacity > 0 && !faces)) {
+        set_error(error, error_size, "invalid arguments");
+        return -1;
+    }
+    try {
+        switch (pm_face_search_build(choice)) {
+#if defined(__x86_64__)
+        case PM_FACE_SEARCH_AVX2:
+            return pm_face_search::search_regions_avx2(*image, regions, region_count, scale, faces, capacity);
+#endif
+        case PM_FACE_SEARCH_PORTABLE:
+            return pm_face_search::search_regions_portable(*image, regions, region_count, scale, faces, capacity);
+        default:
+            set_error(error, error_size, "this CPU lacks AVX2 or FMA");
+            return -1;
+        }
+    } catch (const std::bad_alloc &) {
+        set_error(error, error_size, "out of memory");
+    } catch (const std::exception &e) {
+        set_error(error, error_size, e.what());
+    } catch (...) {
+        set_error(error, error_size, "unknown error");
+    }
+    return -1;
+}
+
+extern "C" int pm_detect_faces_in_regions(const pm_face_image *image, const pm_face_region *regions, int region_count,
+                                          double scale, pm_face_box *faces, int capacity, char *error,
+                                          size_t error_size) {
+    return pm_detect_faces_in_regions_with(PM_FACE_SEARCH_AUTOMATIC, image, regions, region_count, scale, faces,
+                                           capacity, error, error_size);
 }
 
 extern "C" long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image,

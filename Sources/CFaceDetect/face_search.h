@@ -25,6 +25,15 @@ int search_avx2(const pm_face_image &image, long search_area, pm_face_box *faces
                 int *searched_width, int *searched_height);
 #endif
 
+/// The search of given regions at a scale, as pm_detect_faces_in_regions reports it (its checks
+/// already made). Throws what dlib or the allocator throws.
+int search_regions_portable(const pm_face_image &image, const pm_face_region *regions, int region_count,
+                            double scale, pm_face_box *faces, int capacity);
+#if defined(__x86_64__)
+int search_regions_avx2(const pm_face_image &image, const pm_face_region *regions, int region_count,
+                        double scale, pm_face_box *faces, int capacity);
+#endif
+
 /// For tests (pm_face_filters_compare): the window scores of the features of `image`'s band, as
 /// this build's filter step computes them and as dlib's own step does. Returns the scores
 /// compared; writes the largest difference and the largest score's magnitude.
@@ -403,6 +412,97 @@ int pm_face_search::PM_FACE_SEARCH_ENTRY(const pm_face_image &image, long search
         faces[i].width = static_cast<int>(r.width());
         faces[i].height = static_cast<int>(r.height());
         faces[i].score = found[static_cast<size_t>(i)].detection_confidence;
+    }
+    return count;
+}
+
+namespace {
+
+// The band of `region` of `image` enlarged `scale` times (> 1) by bilinear interpolation, pixel
+// centres aligned (as PIL's and libvips' bilinear upsampling), rounded to bytes.
+std::vector<unsigned char> enlarge(const pm_face_image &image, const pm_face_region &region, int width, int height) {
+    const double sx = static_cast<double>(region.width) / width, sy = static_cast<double>(region.height) / height;
+    std::vector<int> x0(static_cast<size_t>(width)), x1(static_cast<size_t>(width));
+    std::vector<float> fx(static_cast<size_t>(width));
+    for (int x = 0; x < width; x++) {
+        const double at = std::min(std::max((x + 0.5) * sx - 0.5, 0.0), static_cast<double>(region.width - 1));
+        const int left = static_cast<int>(at);
+        x0[static_cast<size_t>(x)] = (region.x + left) * image.bands + image.band;
+        x1[static_cast<size_t>(x)] = (region.x + std::min(left + 1, region.width - 1)) * image.bands + image.band;
+        fx[static_cast<size_t>(x)] = static_cast<float>(at - left);
+    }
+    std::vector<unsigned char> out(static_cast<size_t>(width) * static_cast<size_t>(height));
+    std::vector<float> above(static_cast<size_t>(width)), below(static_cast<size_t>(width));
+    for (int y = 0; y < height; y++) {
+        const double at = std::min(std::max((y + 0.5) * sy - 0.5, 0.0), static_cast<double>(region.height - 1));
+        const int top = static_cast<int>(at);
+        const float fy = static_cast<float>(at - top);
+        const uint8_t *a = image.pixels + static_cast<size_t>(region.y + top) * static_cast<size_t>(image.stride);
+        const uint8_t *b = image.pixels + static_cast<size_t>(region.y + std::min(top + 1, region.height - 1)) *
+                                              static_cast<size_t>(image.stride);
+        unsigned char *to = &out[static_cast<size_t>(y) * static_cast<size_t>(width)];
+        for (size_t x = 0; x < static_cast<size_t>(width); x++) {
+            const float up = a[x0[x]] + (a[x1[x]] - a[x0[x]]) * fx[x];
+            const float down = b[x0[x]] + (b[x1[x]] - b[x0[x]]) * fx[x];
+            to[x] = static_cast<unsigned char>(std::min(255.0f, up + (down - up) * fy + 0.5f));
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+int pm_face_search::PM_FACE_REGIONS_ENTRY(const pm_face_image &image, const pm_face_region *regions, int region_count,
+                                          double scale, pm_face_box *faces, int capacity) {
+    // Collected as dlib's type, not pm_face_box: a std::vector of a type both builds share would
+    // be one template instance compiled twice, the AVX2 copy possibly kept for both.
+    std::vector<dlib::rect_detection> all;
+    for (int i = 0; i < region_count; i++) {
+        pm_face_region region = regions[i];
+        const int left = std::max(0, region.x), top = std::max(0, region.y);
+        const int right = std::min(image.width, region.x + region.width);
+        const int bottom = std::min(image.height, region.y + region.height);
+        if (right <= left || bottom <= top) continue;
+        region = {left, top, right - left, bottom - top};
+        const int width = std::max(1, static_cast<int>(std::lround(region.width * scale)));
+        const int height = std::max(1, static_cast<int>(std::lround(region.height * scale)));
+        dlib::array2d<unsigned char> proxy;
+        if (scale > 1) {
+            soften(enlarge(image, region, width, height).data(), width, height, width, 1, proxy);
+        } else {
+            pm_face_image part = image;
+            part.pixels = image.pixels + static_cast<size_t>(region.y) * static_cast<size_t>(image.stride) +
+                          static_cast<size_t>(region.x) * static_cast<size_t>(image.bands);
+            part.width = region.width;
+            part.height = region.height;
+            if (width < region.width || height < region.height)
+                soften(reduce(part, width, height).data(), width, height, width, 1, proxy);
+            else
+                soften(part.pixels + part.band, part.width, part.height, part.stride, part.bands, proxy);
+        }
+        std::vector<dlib::rect_detection> found;
+        detector()(proxy, found, minimum_score);
+        const double across = static_cast<double>(region.width) / width, down = static_cast<double>(region.height) / height;
+        for (dlib::rect_detection d : found) {
+            const dlib::rectangle r = d.rect;
+            // In pixels of the image; right and bottom exclusive, as dlib's width() counts.
+            d.rect = dlib::rectangle(std::lround(region.x + r.left() * across), std::lround(region.y + r.top() * down),
+                                     std::lround(region.x + (r.right() + 1) * across) - 1,
+                                     std::lround(region.y + (r.bottom() + 1) * down) - 1);
+            all.push_back(d);
+        }
+    }
+    std::sort(all.begin(), all.end(), [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
+        return a.detection_confidence > b.detection_confidence;
+    });
+    const int count = static_cast<int>(all.size());
+    for (int i = 0; i < std::min(count, capacity); i++) {
+        const dlib::rectangle &r = all[static_cast<size_t>(i)].rect;
+        faces[i].x = static_cast<int>(r.left());
+        faces[i].y = static_cast<int>(r.top());
+        faces[i].width = static_cast<int>(r.width());
+        faces[i].height = static_cast<int>(r.height());
+        faces[i].score = all[static_cast<size_t>(i)].detection_confidence;
     }
     return count;
 }

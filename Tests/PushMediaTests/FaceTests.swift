@@ -237,6 +237,90 @@ struct FaceTests {
         #expect(item.warnings.isEmpty, "\(item.warnings)")
     }
 
+    /// One banner of `scripts/make-group-banners`: a group photo of dlib's examples.
+    struct GroupBanner: Decodable, Sendable {
+        var file: String
+        var width: Int
+        var height: Int
+        var faceSize: Int
+        var side: String
+        /// The faces whole in the banner (dlib's boxes), unit rects of it.
+        var faces: [UnitRect]
+        /// Faces the photo's crop cut: neither required nor false.
+        var cut: [UnitRect]
+    }
+
+    /// The group banners, made once per test process: each of dlib's nine example group photos
+    /// with faces 40, 60, 90 and 140 px wide, in 1200×600, 2400×800 and 3000×1000 banners,
+    /// left and right of graphics.
+    static let groups: Result<(folder: URL, banners: [GroupBanner]), Error> = Result {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushmedia-group-banners-\(getpid())")
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/make-group-banners").path
+        let result = try CommandRunner.run("/usr/bin/python3", [script, folder.path])
+        guard result.status == 0 else {
+            throw CommandFailure(description: "make-group-banners failed (is libdlib19.1's /usr/share/doc/libdlib19.1/examples installed?): \(result.error)")
+        }
+        let banners = try result.output.split(separator: "\n").map {
+            try JSONDecoder().decode(GroupBanner.self, from: Data($0.utf8))
+        }
+        return (folder, banners)
+    }
+
+    @Test("group photos with faces of 40 to 140 px in wide banners: faces found in at least 95 % of them, no false face, and the chosen faces inside both crops and the clipping rect")
+    func groupBanners() throws {
+        let (folder, banners) = try Self.groups.get()
+        #expect(banners.count == 36)
+        #expect(Set(banners.map(\.faceSize)) == [40, 60, 90, 140] && Set(banners.map(\.width)) == [1200, 2400, 3000])
+        var withFaces: [String] = []
+        for banner in banners {
+            let url = folder.appendingPathComponent(banner.file)
+            let (subject, framed, working) = try Self.cut(url)
+            let found = subject.faces ?? []
+            for face in found {
+                #expect((banner.faces + banner.cut).contains { Self.overlap($0, face) >= 0.3 }, "\(banner.file): false face \(face)")
+            }
+            guard subject.strategy == .faces else { continue }
+            withFaces.append(banner.file)
+            let chosen = try #require(FaceSubject.choose(faces: found, in: working)).faces
+            let p = framed.placement
+            let e = p.expandedRect
+            for face in chosen {
+                #expect(Self.holds(p.thumbnailRect, face, in: working), "\(banner.file): thumbnail \(p.thumbnailRect) cuts \(face)")
+                #expect(Self.holds(e, face, in: working), "\(banner.file): expanded \(e) cuts \(face)")
+                let inExpanded = UnitRect(
+                    x: (face.x * Double(working.width) - Double(e.x)) / Double(e.width),
+                    y: (face.y * Double(working.height) - Double(e.y)) / Double(e.height),
+                    w: face.w * Double(working.width) / Double(e.width), h: face.h * Double(working.height) / Double(e.height))
+                let clip = p.clipRect
+                let slack = 1.0 / 600
+                #expect(
+                    clip.x <= inExpanded.x + slack && clip.x + clip.width >= inExpanded.maxX - slack
+                        && clip.y <= inExpanded.y + slack && clip.y + clip.height >= inExpanded.maxY - slack,
+                    "\(banner.file): clip \(clip) cuts \(inExpanded)")
+            }
+        }
+        // The second look's two builds find the same faces (on the 40 px banners, which need it).
+        if FaceDetector.SearchBuild.avx2.isAvailable {
+            var compared = 0
+            for banner in banners where banner.faceSize == 40 {
+                let source = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
+                let image = try source.reduced(to: ImagePlan(source: PixelSize(width: source.width, height: source.height), profile: .default).decode)
+                let first = try FaceDetector.search(image)
+                guard let map = try FaceDetector.skinMap(of: image), let plan = FaceSearchPlan.plan(
+                    skin: map, image: PixelSize(width: image.width, height: image.height),
+                    firstScale: Double(first.searched.width) / Double(image.width),
+                    smallestFace: FaceSearchPlan.smallestSourceFace * Double(image.width) / Double(source.width))
+                else { continue }
+                let portable = try FaceDetector.search(image, in: plan, build: .portable)
+                #expect(portable == (try FaceDetector.search(image, in: plan, build: .avx2)), "\(banner.file)")
+                compared += portable.count
+            }
+            #expect(compared > 0)
+        }
+        let missed = banners.map(\.file).filter { !withFaces.contains($0) }
+        #expect(Double(withFaces.count) >= 0.95 * Double(banners.count), "no face found in \(missed)")
+    }
+
     @Test("graphics alone and a cat give no face, and the crops are attention's, byte for byte")
     func noFaceIsAttention() throws {
         let (folder, banners) = try Self.banners()

@@ -148,6 +148,26 @@ struct FaceSubjectTests {
         for keep in choice.keep { #expect(keep.w * 3000 <= 1000 + 1e-6 && keep.h * 1000 <= 1000 + 1e-6) }
     }
 
+    @Test("a group beats a larger face alone: the most faces that fit in one square, then the most face area")
+    func largestGroup() throws {
+        // 3000×1000: a square is a third of the width. One big face on the left, four smaller
+        // ones on the right (a team photo beside a portrait), one of them apart from the rest.
+        let size = PixelSize(width: 3000, height: 1000)
+        let alone = UnitRect(x: 0.05, y: 0.3, w: 0.06, h: 0.2)
+        let team = (0..<3).map { UnitRect(x: 0.60 + Double($0) * 0.05, y: 0.4, w: 0.03, h: 0.09) }
+        let apart = UnitRect(x: 0.95, y: 0.4, w: 0.03, h: 0.09)
+        let choice = try #require(FaceSubject.choose(faces: [alone] + team + [apart], in: size))
+        #expect(Set(choice.faces.map(\.x)) == Set(team.map(\.x)), "\(choice.faces)")
+        // Two groups of two: the one with more face area.
+        let small = [UnitRect(x: 0.1, y: 0.4, w: 0.02, h: 0.06), UnitRect(x: 0.15, y: 0.4, w: 0.02, h: 0.06)]
+        let large = [UnitRect(x: 0.7, y: 0.4, w: 0.03, h: 0.09), UnitRect(x: 0.75, y: 0.4, w: 0.03, h: 0.09)]
+        let pairs = try #require(FaceSubject.choose(faces: small + large, in: size))
+        #expect(Set(pairs.faces.map(\.x)) == Set(large.map(\.x)))
+        // One face too large for the square: it alone.
+        let huge = UnitRect(x: 0.1, y: 0.0, w: 0.5, h: 1.0)
+        #expect(FaceSubject.choose(faces: [huge], in: size)?.faces == [huge])
+    }
+
     @Test("every chosen face lies in the kept box, and the box fits the square, for random faces")
     func randomFaces() {
         var rng = CropGeometryTests.SeededRandom(state: 3)
@@ -157,14 +177,28 @@ struct FaceSubjectTests {
                 Issue.record("no choice for \(faces)")
                 continue
             }
-            let largest = faces.max { $0.w * $0.h < $1.w * $1.h }!
-            #expect(choice.faces.first == largest)
             let bare = choice.keep.last!
+            let side = Double(min(size.width, size.height))
+            func fits(_ group: [UnitRect]) -> Bool {
+                let box = group.dropFirst().reduce(group[0]) { $0.union($1) }
+                return box.w * Double(size.width) <= side + 1e-6 && box.h * Double(size.height) <= side + 1e-6
+            }
+            // No group that fits has more faces (every subset, by brute force), and no face left
+            // out fits with the chosen ones.
+            if choice.faces.count > 1 || fits(choice.faces) {
+                for mask in 1..<(1 << faces.count) {
+                    let group = faces.indices.filter { mask & (1 << $0) != 0 }.map { faces[$0] }
+                    if group.count > choice.faces.count { #expect(!fits(group), "\(group) fits, chose \(choice.faces)") }
+                }
+                for face in faces where !choice.faces.contains(face) {
+                    #expect(!fits(choice.faces + [face]), "\(face) fits with \(choice.faces)")
+                }
+            }
+            #expect(choice.faces == choice.faces.sorted { $0.w * $0.h > $1.w * $1.h })
             let e = 1e-12  // the union's edges are sums of doubles
             for face in choice.faces {
                 #expect(bare.x <= face.x + e && bare.maxX >= face.maxX - e && bare.y <= face.y + e && bare.maxY >= face.maxY - e)
             }
-            let side = Double(min(size.width, size.height))
             if choice.faces.count > 1 {
                 #expect(bare.w * Double(size.width) <= side + 1e-6 && bare.h * Double(size.height) <= side + 1e-6)
             }

@@ -25,6 +25,28 @@ ensure_packages() {
   fi
 }
 
+# The group photos of the face tests (scripts/make-group-banners): dlib's example photos with
+# their face boxes, which libdlib19.1 (a dependency of libdlib-dev) installs under
+# /usr/share/doc. An image whose dpkg excludes /usr/share/doc (minimised images) has the package
+# but not the files: then the package is unpacked into a cache folder instead, and
+# PUSHMEDIA_DLIB_FACES names it for the script.
+DLIB_FACES=/usr/share/doc/libdlib19.1/examples/faces
+ensure_dlib_examples() {
+  ensure_packages libdlib19.1
+  [[ -f $DLIB_FACES/training.xml ]] && return 0
+  local cache=${XDG_CACHE_HOME:-$HOME/.cache}/pushmedia/libdlib19.1
+  if [[ ! -f $cache$DLIB_FACES/training.xml ]]; then
+    echo "==> $DLIB_FACES is missing (dpkg excludes /usr/share/doc?): unpacking libdlib19.1 into $cache" >&2
+    local work
+    work=$(mktemp -d)
+    chmod 0755 "$work" # apt-get download fetches as its _apt user
+    (cd "$work" && apt-get download libdlib19.1 >/dev/null) && mkdir -p "$cache" && dpkg-deb -x "$work"/libdlib19.1_*.deb "$cache"
+    rm -rf "$work"
+  fi
+  [[ -f $cache$DLIB_FACES/training.xml ]] || { echo "error: no dlib example photos in $DLIB_FACES or $cache" >&2; exit 2; }
+  export PUSHMEDIA_DLIB_FACES=$cache$DLIB_FACES
+}
+
 require_swift() {
   command -v swift >/dev/null || { echo "error: swift is not on PATH (install Swift 6 first)" >&2; exit 2; }
 }

@@ -63,6 +63,30 @@ int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *imag
                          pm_face_box *faces, int capacity, int *searched_width, int *searched_height, char *error,
                          size_t error_size);
 
+/// A rectangle of an image, in its pixels (origin top-left).
+typedef struct {
+    int x;
+    int y;
+    int width;
+    int height;
+} pm_face_region;
+
+/// Finds frontal faces inside given regions of `image` (each clamped to it), each read at `scale`
+/// times its size: upsampled bilinearly (pixel centres aligned) when `scale` > 1, else reduced as
+/// pm_detect_faces reduces, then blurred as there and searched with the same model. For a second
+/// look at faces too small for the whole image's proxy: a face of `w` pixels of the image is
+/// found once `w * scale` reaches dlib's window (~80 px). The regions and the scale (so the
+/// pixels searched, and the CPU) are the caller's plan. Writes up to `capacity` faces, in pixels
+/// of `image`, largest score first, into `faces`, and returns how many were found (which may
+/// exceed `capacity`), or -1 with a message in `error`. Built as pm_detect_faces picks.
+int pm_detect_faces_in_regions(const pm_face_image *image, const pm_face_region *regions, int region_count,
+                               double scale, pm_face_box *faces, int capacity, char *error, size_t error_size);
+
+/// pm_detect_faces_in_regions with the build chosen (see pm_face_search_build).
+int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_image *image,
+                                    const pm_face_region *regions, int region_count, double scale,
+                                    pm_face_box *faces, int capacity, char *error, size_t error_size);
+
 /// For tests: scores every window of `image`'s band at its own size (dlib's HOG features, no
 /// proxy, no blur) with each of the model's filter banks twice, through the build `choice`'s
 /// filter step (face_search.h's, which replaces dlib's for this model) and through dlib's own.

@@ -95,9 +95,61 @@ enum FaceDetector {
         guard count >= 0 else {
             throw Failure(message: "face detection: \(String(cBuffer: message))")
         }
-        let width = Int(searchedWidth)
-        let height = Int(searchedHeight)
-        let faces = boxes.prefix(min(Int(count), maxFaces)).compactMap { box -> UnitRect? in
+        let searched = PixelSize(width: Int(searchedWidth), height: Int(searchedHeight))
+        return Search(faces: unitRects(boxes.prefix(min(Int(count), maxFaces)), in: searched), searched: searched)
+    }
+
+    /// The second look (``FaceSearchPlan``): faces in `plan`'s regions of `image`, each read at
+    /// `plan.scale` times its size, as unit rects of the image, clamped inside it, surest first.
+    static func search(_ image: Vips.Image, in plan: FaceSearchPlan, build: SearchBuild? = nil) throws -> [UnitRect] {
+        let (grey, band) = try searchedBand(of: image)
+        var boxes = [pm_face_box](repeating: pm_face_box(), count: maxFaces)
+        var message = [CChar](repeating: 0, count: 256)
+        let regions = plan.regions.map {
+            pm_face_region(x: Int32($0.x), y: Int32($0.y), width: Int32($0.width), height: Int32($0.height))
+        }
+        let count = try grey.withMemoryBytes { pixels in
+            var request = pm_face_image(
+                pixels: pixels.baseAddress, width: Int32(grey.width), height: Int32(grey.height),
+                stride: Int32(grey.width * grey.bands), bands: Int32(grey.bands), band: Int32(band))
+            return pm_detect_faces_in_regions_with(
+                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, &request, regions, Int32(regions.count), plan.scale, &boxes,
+                Int32(maxFaces), &message, message.count)
+        }
+        guard count >= 0 else {
+            throw Failure(message: "face detection: \(String(cBuffer: message))")
+        }
+        return unitRects(boxes.prefix(min(Int(count), maxFaces)), in: PixelSize(width: image.width, height: image.height))
+    }
+
+    /// Pixels of the image one cell of the skin map covers.
+    static let skinCell = 8
+
+    /// Which ``skinCell``-pixel cells of `image` look like skin (``FaceSearchPlan/SkinMap``), from
+    /// the image box-shrunk by the cell; nil for an image that is not 8-bit sRGB colour (a grey
+    /// photo has no skin tone to find) or smaller than one cell.
+    static func skinMap(of image: Vips.Image) throws -> FaceSearchPlan.SkinMap? {
+        guard image.bands >= 3, image.interpretation == VIPS_INTERPRETATION_sRGB, image.bandFormat == VIPS_FORMAT_UCHAR,
+            image.width >= skinCell, image.height >= skinCell
+        else { return nil }
+        let cells = try image.shrunk(by: skinCell)
+        let bands = cells.bands
+        let skin = try cells.withMemoryBytes { bytes -> [Bool] in
+            (0..<(cells.width * cells.height)).map { at in
+                let pixel = at * bands
+                return FaceSearchPlan.SkinMap.isSkin(
+                    red: Double(bytes[pixel]), green: Double(bytes[pixel + 1]), blue: Double(bytes[pixel + 2]))
+            }
+        }
+        return FaceSearchPlan.SkinMap(
+            columns: cells.width, rows: cells.height, cell: Double(image.width) / Double(cells.width), skin: skin)
+    }
+
+    /// `boxes` in pixels of an image of `size` as unit rects of it, clamped inside it.
+    static func unitRects(_ boxes: some Sequence<pm_face_box>, in size: PixelSize) -> [UnitRect] {
+        let width = size.width
+        let height = size.height
+        return boxes.compactMap { box -> UnitRect? in
             let left = max(0, min(width, Int(box.x)))
             let top = max(0, min(height, Int(box.y)))
             let right = max(left, min(width, Int(box.x) + Int(box.width)))
@@ -107,7 +159,6 @@ enum FaceDetector {
                 x: Double(left) / Double(width), y: Double(top) / Double(height),
                 w: Double(right - left) / Double(width), h: Double(bottom - top) / Double(height))
         }
-        return Search(faces: faces, searched: PixelSize(width: width, height: height))
     }
 
     /// The 8-bit image and band the search reads: an sRGB image's green band as it is (most of

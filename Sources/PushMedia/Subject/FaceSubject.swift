@@ -2,10 +2,12 @@ import PushMediaModel
 
 /// The subject when faces were found: pure, no pixels.
 ///
-/// The crops hold the largest face and every other face that fits with it in one square of the
-/// image's short side (the thumbnail's), bigger faces first; the subject point is the centre of
-/// those faces weighted by their area, so a crop that has room to spare leans towards the big
-/// ones. The faces come with a margin (hair, chin) when that still fits, else bare.
+/// The crops hold the largest group of faces that fits in one square of the image's short side
+/// (the thumbnail's): the most faces, then the most face area, as a person framing a group photo
+/// would, not the largest face and whoever happens to be next to it. No face left out would fit
+/// with the group (the group is as large as any square can hold). The subject point is the
+/// centre of those faces weighted by their area, so a crop that has room to spare leans towards
+/// the big ones. The faces come with a margin (hair, chin) when that still fits, else bare.
 public enum FaceSubject {
     /// Where to centre the crops, and what they must hold.
     public struct Choice: Sendable, Equatable {
@@ -27,14 +29,10 @@ public enum FaceSubject {
         let height = Double(size.height)
         let side = Double(min(size.width, size.height))
         func fits(_ rect: UnitRect) -> Bool { rect.w * width <= side + 1e-9 && rect.h * height <= side + 1e-9 }
-        let bySize = faces.filter { $0.w > 0 && $0.h > 0 }.sorted { $0.w * $0.h * width * height > $1.w * $1.h * width * height }
+        let bySize = faces.filter { $0.w > 0 && $0.h > 0 }.sorted { $0.w * $0.h > $1.w * $1.h }
         guard let largest = bySize.first else { return nil }
-        var chosen = [largest]
-        var box = largest
-        for face in bySize.dropFirst() where fits(box.union(face)) {
-            chosen.append(face)
-            box = box.union(face)
-        }
+        let chosen = largestGroup(bySize, width: width, height: height, side: side) ?? [largest]
+        let box = chosen.dropFirst().reduce(chosen[0]) { $0.union($1) }
         let weights = chosen.map { $0.w * $0.h }
         let total = weights.reduce(0, +)
         let point = UnitPoint(
@@ -43,6 +41,32 @@ public enum FaceSubject {
         let padded = chosen.map(withMargin).reduce(withMargin(largest)) { $0.union($1) }
         let keep = fits(padded) && padded != box ? [padded, box] : [box]
         return Choice(point: point, keep: keep, faces: chosen)
+    }
+
+    /// The faces (largest first) inside the square of side `side` pixels that holds the most of
+    /// them, then the most face area (the first such square met, trying every square whose left
+    /// edge is a face's left and whose top edge is a face's top: any group that fits lies in one of
+    /// those), largest first; nil when no face fits alone.
+    static func largestGroup(_ bySize: [UnitRect], width: Double, height: Double, side: Double) -> [UnitRect]? {
+        let slack = 1e-9
+        var best: (faces: [UnitRect], area: Double)?
+        for left in bySize.map(\.x) {
+            for top in bySize.map(\.y) {
+                let inside = bySize.filter {
+                    $0.x >= left - slack && $0.y >= top - slack && ($0.maxX - left) * width <= side + slack
+                        && ($0.maxY - top) * height <= side + slack
+                }
+                guard !inside.isEmpty else { continue }
+                let area = inside.reduce(0.0) { $0 + $1.w * $1.h }
+                if let current = best, current.faces.count > inside.count
+                    || (current.faces.count == inside.count && current.area >= area)
+                {
+                    continue
+                }
+                best = (inside, area)
+            }
+        }
+        return best?.faces
     }
 
     /// `face` grown by ``margin`` of its width at each side and of its height above and below, clamped

@@ -35,7 +35,7 @@ struct Subject {
                     return (try animation.frame(index), index)
                 }
             }
-            let faces = run.profile.crop == .smart ? findFaces(in: image, run) : nil
+            let faces = run.profile.crop == .smart ? findFaces(in: image, source: decoded.plan.source, run) : nil
             let size = PixelSize(width: image.width, height: image.height)
             if let faces, let choice = FaceSubject.choose(faces: faces, in: size) {
                 subject = Subject(point: choice.point, keep: choice.keep, strategy: .faces, faces: faces)
@@ -57,13 +57,26 @@ struct Subject {
         return subject
     }
 
-    /// The faces in `image` (searched on the detector's own proxy, ``FaceDetector/searchArea``
-    /// pixels: on the 256 px attention proxy a face in a 2400×800 banner is about 20 px, too small
-    /// to find); nil (and a warning) when the search fails, so attention decides instead.
-    static func findFaces(in image: Vips.Image, _ run: ItemRun) -> [UnitRect]? {
+    /// The faces in `image` (a decode of a source of `source` pixels), searched on the
+    /// detector's own proxy (``FaceDetector/searchArea`` pixels: on the 256 px attention proxy a
+    /// face in a 2400×800 banner is about 20 px, too small to find), and when that finds none,
+    /// a second look at the skin-coloured regions at the scale a face of
+    /// ``FaceSearchPlan/smallestSourceFace`` source pixels needs (``FaceSearchPlan``); nil (and a
+    /// warning) when the search fails, so attention decides instead.
+    static func findFaces(in image: Vips.Image, source: PixelSize, _ run: ItemRun) -> [UnitRect]? {
         do {
-            let faces = try Vips.attributed { try FaceDetector.detect(in: image) }
-            return faces.sorted { $0.w * $0.h > $1.w * $1.h }
+            var faces = try Vips.attributed { () -> [UnitRect] in
+                let first = try FaceDetector.search(image)
+                guard first.faces.isEmpty, let map = try FaceDetector.skinMap(of: image) else { return first.faces }
+                let plan = FaceSearchPlan.plan(
+                    skin: map, image: PixelSize(width: image.width, height: image.height),
+                    firstScale: Double(first.searched.width) / Double(image.width),
+                    smallestFace: FaceSearchPlan.smallestSourceFace * Double(image.width) / Double(max(1, source.width)))
+                guard let plan else { return first.faces }
+                return try FaceDetector.search(image, in: plan)
+            }
+            faces.sort { $0.w * $0.h > $1.w * $1.h }
+            return faces
         } catch {
             run.warnings.append("subject: face detection failed (\(error)); libvips' attention chose the subject")
             return nil
