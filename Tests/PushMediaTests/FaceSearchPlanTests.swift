@@ -59,6 +59,17 @@ struct FaceSearchPlanTests {
         // 80 px faces at 1:1 are already the window's size.
         #expect(FaceSearchPlan.plan(skin: skin, image: size, firstScale: 1, smallestFace: 80) == nil)
         #expect(FaceSearchPlan.plan(skin: skin, image: size, firstScale: 0.9, smallestFace: 80) == nil)
+        // Photos (4:3, 3:2, square) get no second look; banners from 16:9 do.
+        let wideSkin = Self.map(225, 75, skin: [PixelRect(x: 10, y: 10, width: 20, height: 20)])
+        #expect(FaceSearchPlan.plan(skin: wideSkin, image: size, firstScale: 0.65, smallestFace: 30) != nil)
+        for (width, height) in [(1800, 1350), (1800, 1200), (1800, 1800), (1200, 1800), (1700, 1001)] {
+            #expect(!FaceSearchPlan.looksAgain(at: PixelSize(width: width, height: height)), "\(width)×\(height)")
+            let photo = Self.map(225, height / 8, skin: [PixelRect(x: 10, y: 10, width: 20, height: 20)])
+            #expect(FaceSearchPlan.plan(skin: photo, image: PixelSize(width: width, height: height), firstScale: 0.4, smallestFace: 30) == nil)
+        }
+        for (width, height) in [(1920, 1080), (1200, 600), (600, 1200), (3000, 1000)] {
+            #expect(FaceSearchPlan.looksAgain(at: PixelSize(width: width, height: height)), "\(width)×\(height)")
+        }
         // A map that does not match its size is no map.
         #expect(FaceSearchPlan.plan(skin: SkinMap(columns: 3, rows: 3, cell: 8, skin: [true]), image: size, firstScale: 0.1, smallestFace: 30) == nil)
     }

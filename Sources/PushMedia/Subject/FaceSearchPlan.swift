@@ -22,6 +22,17 @@ public struct FaceSearchPlan: Sendable, Equatable {
     public static let budget = 900_000.0
     /// Cells of margin around each skin-coloured area (a face's edge, hair).
     public static let margin = 2
+    /// The long side over the short one from which an image gets the second look: banners (16:9
+    /// and wider), where a group photo sits in one end; photos (3:2, 4:3, square), whose faces
+    /// the first search already reads at a fifth of the short side or finer, do not pay for it.
+    public static let minimumAspect = 1.7
+
+    /// Whether an image of `size` is wide enough for the second look (``minimumAspect``).
+    public static func looksAgain(at size: PixelSize) -> Bool {
+        let long = Double(max(size.width, size.height))
+        let short = Double(min(size.width, size.height))
+        return short > 0 && long >= short * minimumAspect
+    }
 
     /// Which cells of an image look like skin: its mean colour in each cell of `cell` pixels.
     public struct SkinMap: Sendable, Equatable {
@@ -54,12 +65,13 @@ public struct FaceSearchPlan: Sendable, Equatable {
 
     /// The plan for an image of `image` pixels whose first search read `firstScale` proxy pixels
     /// per image pixel, looking for faces from `smallestFace` pixels of the image; nil when the
+    /// image is not a banner (``looksAgain(at:)``), when the
     /// first search already read the image finely enough, when no cell looks like skin, or when
     /// the budget leaves the regions no finer than the first search did.
     public static func plan(
         skin map: SkinMap, image: PixelSize, firstScale: Double, smallestFace: Double, budget: Double = budget
     ) -> FaceSearchPlan? {
-        guard smallestFace > 0, image.width > 0, image.height > 0 else { return nil }
+        guard smallestFace > 0, looksAgain(at: image) else { return nil }
         let wanted = window / smallestFace
         // Finer than the first search by a fifth at least, else it saw these faces already.
         let finest = firstScale * 1.2

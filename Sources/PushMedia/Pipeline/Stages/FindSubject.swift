@@ -67,7 +67,9 @@ struct Subject {
         do {
             var faces = try Vips.attributed { () -> [UnitRect] in
                 let first = try FaceDetector.search(image)
-                guard first.faces.isEmpty, let map = try FaceDetector.skinMap(of: image) else { return first.faces }
+                guard first.faces.isEmpty, FaceSearchPlan.looksAgain(at: PixelSize(width: image.width, height: image.height)),
+                    let map = try FaceDetector.skinMap(of: image)
+                else { return first.faces }
                 let plan = FaceSearchPlan.plan(
                     skin: map, image: PixelSize(width: image.width, height: image.height),
                     firstScale: Double(first.searched.width) / Double(image.width),
