@@ -76,25 +76,16 @@ extern "C" int pm_face_search_build(pm_face_search_choice choice) {
     return -1;
 }
 
-extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, long search_area,
-                                    pm_face_box *faces, int capacity, int *searched_width, int *searched_height,
-                                    char *error, size_t error_size) {
-    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
-        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands ||
-        search_area <= 0 || capacity < 0 || (capacity > 0 && !faces) || !searched_width || !searched_height) {
-        set_error(error, error_size, "invalid arguments");
-        return -1;
-    }
-    const int build = pm_face_search_build(choice);
+namespace {
+
+/// Runs `portable` or `avx2` (each returning faces found, or -1) as the build `choice` picks, with
+/// C++ failures turned into -1 and a message in `error`: the one way both searches are entered.
+template <typename Portable, typename AVX2>
+int with_build(pm_face_search_choice choice, char *error, size_t error_size, Portable portable, AVX2 avx2) {
     try {
-        switch (build) {
-#if defined(__x86_64__)
-        case PM_FACE_SEARCH_AVX2:
-            return pm_face_search::search_avx2(*image, search_area, faces, capacity, searched_width, searched_height);
-#endif
-        case PM_FACE_SEARCH_PORTABLE:
-            return pm_face_search::search_portable(*image, search_area, faces, capacity, searched_width,
-                                                   searched_height);
+        switch (pm_face_search_build(choice)) {
+        case PM_FACE_SEARCH_AVX2: return avx2();
+        case PM_FACE_SEARCH_PORTABLE: return portable();
         default:
             set_error(error, error_size, "this CPU lacks AVX2 or FMA");
             return -1;
@@ -107,6 +98,29 @@ extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_
         set_error(error, error_size, "unknown error");
     }
     return -1;
+}
+
+} // namespace
+
+extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, long search_area,
+                                    pm_face_box *faces, int capacity, int *searched_width, int *searched_height,
+                                    char *error, size_t error_size) {
+    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
+        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands ||
+        search_area <= 0 || capacity < 0 || (capacity > 0 && !faces) || !searched_width || !searched_height) {
+        set_error(error, error_size, "invalid arguments");
+        return -1;
+    }
+    return with_build(
+        choice, error, error_size,
+        [&] { return pm_face_search::search_portable(*image, search_area, faces, capacity, searched_width, searched_height); },
+        [&] {
+#if defined(__x86_64__)
+            return pm_face_search::search_avx2(*image, search_area, faces, capacity, searched_width, searched_height);
+#else
+            return -1;
+#endif
+        });
 }
 
 extern "C" int pm_detect_faces(const pm_face_image *image, long search_area, pm_face_box *faces, int capacity,
@@ -125,26 +139,16 @@ extern "C" int pm_detect_faces_in_regions_with(pm_face_search_choice choice, con
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
-    try {
-        switch (pm_face_search_build(choice)) {
+    return with_build(
+        choice, error, error_size,
+        [&] { return pm_face_search::search_regions_portable(*image, regions, region_count, scale, faces, capacity); },
+        [&] {
 #if defined(__x86_64__)
-        case PM_FACE_SEARCH_AVX2:
             return pm_face_search::search_regions_avx2(*image, regions, region_count, scale, faces, capacity);
-#endif
-        case PM_FACE_SEARCH_PORTABLE:
-            return pm_face_search::search_regions_portable(*image, regions, region_count, scale, faces, capacity);
-        default:
-            set_error(error, error_size, "this CPU lacks AVX2 or FMA");
+#else
             return -1;
-        }
-    } catch (const std::bad_alloc &) {
-        set_error(error, error_size, "out of memory");
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "unknown error");
-    }
-    return -1;
+#endif
+        });
 }
 
 extern "C" int pm_detect_faces_in_regions(const pm_face_image *image, const pm_face_region *regions, int region_count,

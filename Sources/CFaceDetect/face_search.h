@@ -327,6 +327,24 @@ void soften(const uint8_t *pixels, int width, int height, int stride, int step, 
     }
 }
 
+/// `found` surest first, the first `capacity` written into `faces` (image pixels); returns how
+/// many were found (which may exceed `capacity`).
+inline int write_faces(std::vector<dlib::rect_detection> &found, pm_face_box *faces, int capacity) {
+    std::sort(found.begin(), found.end(), [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
+        return a.detection_confidence > b.detection_confidence;
+    });
+    const int count = static_cast<int>(found.size());
+    for (int i = 0; i < std::min(count, capacity); i++) {
+        const dlib::rectangle &r = found[static_cast<size_t>(i)].rect;
+        faces[i].x = static_cast<int>(r.left());
+        faces[i].y = static_cast<int>(r.top());
+        faces[i].width = static_cast<int>(r.width());
+        faces[i].height = static_cast<int>(r.height());
+        faces[i].score = found[static_cast<size_t>(i)].detection_confidence;
+    }
+    return count;
+}
+
 } // namespace
 
 long pm_face_search::PM_FACE_FILTERS_ENTRY(const pm_face_image &image, double *largest_difference,
@@ -401,19 +419,7 @@ int pm_face_search::PM_FACE_SEARCH_ENTRY(const pm_face_image &image, long search
     *searched_height = static_cast<int>(proxy.nr());
     std::vector<dlib::rect_detection> found;
     detector()(proxy, found, minimum_score);
-    std::sort(found.begin(), found.end(), [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
-        return a.detection_confidence > b.detection_confidence;
-    });
-    const int count = static_cast<int>(found.size());
-    for (int i = 0; i < std::min(count, capacity); i++) {
-        const dlib::rectangle &r = found[static_cast<size_t>(i)].rect;
-        faces[i].x = static_cast<int>(r.left());
-        faces[i].y = static_cast<int>(r.top());
-        faces[i].width = static_cast<int>(r.width());
-        faces[i].height = static_cast<int>(r.height());
-        faces[i].score = found[static_cast<size_t>(i)].detection_confidence;
-    }
-    return count;
+    return write_faces(found, faces, capacity);
 }
 
 namespace {
@@ -492,18 +498,6 @@ int pm_face_search::PM_FACE_REGIONS_ENTRY(const pm_face_image &image, const pm_f
             all.push_back(d);
         }
     }
-    std::sort(all.begin(), all.end(), [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
-        return a.detection_confidence > b.detection_confidence;
-    });
-    const int count = static_cast<int>(all.size());
-    for (int i = 0; i < std::min(count, capacity); i++) {
-        const dlib::rectangle &r = all[static_cast<size_t>(i)].rect;
-        faces[i].x = static_cast<int>(r.left());
-        faces[i].y = static_cast<int>(r.top());
-        faces[i].width = static_cast<int>(r.width());
-        faces[i].height = static_cast<int>(r.height());
-        faces[i].score = all[static_cast<size_t>(i)].detection_confidence;
-    }
-    return count;
+    return write_faces(all, faces, capacity);
 }
 #endif
