@@ -25,17 +25,21 @@ struct FaceTests {
 
     /// The banners, made once per test process.
     static let made: Result<(folder: URL, banners: [Banner]), Error> = Result {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushmedia-face-banners-\(getpid())")
-        let script = Fixtures.packageRoot.appendingPathComponent("scripts/make-face-banners").path
         // Debian's python on purpose: python3-skimage installs there (scripts/test installs it).
-        let result = try CommandRunner.run("/usr/bin/python3", [script, folder.path])
+        try madeByScript("make-face-banners", hint: "is python3-skimage installed?")
+    }
+
+    /// The files `scripts/<script>` makes in a fresh folder, and the JSON line it prints for
+    /// each, run with Debian's python; `hint` says what to check when it fails.
+    static func madeByScript<Made: Decodable>(_ script: String, hint: String) throws -> (folder: URL, banners: [Made]) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushmedia-\(script)-\(getpid())")
+        let path = Fixtures.packageRoot.appendingPathComponent("scripts/\(script)").path
+        let result = try CommandRunner.run("/usr/bin/python3", [path, folder.path])
         guard result.status == 0 else {
-            throw CommandFailure(description: "make-face-banners failed (is python3-skimage installed?): \(result.error)")
+            throw CommandFailure(description: "\(script) failed (\(hint)): \(result.error)")
         }
-        let banners = try result.output.split(separator: "\n").map {
-            try JSONDecoder().decode(Banner.self, from: Data($0.utf8))
-        }
-        return (folder, banners)
+        let made = try result.output.split(separator: "\n").map { try JSONDecoder().decode(Made.self, from: Data($0.utf8)) }
+        return (folder, made)
     }
 
     struct CommandFailure: Error, CustomStringConvertible { var description: String }
@@ -254,16 +258,7 @@ struct FaceTests {
     /// with faces 40, 60, 90 and 140 px wide, in 1200×600, 2400×800 and 3000×1000 banners,
     /// left and right of graphics.
     static let groups: Result<(folder: URL, banners: [GroupBanner]), Error> = Result {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushmedia-group-banners-\(getpid())")
-        let script = Fixtures.packageRoot.appendingPathComponent("scripts/make-group-banners").path
-        let result = try CommandRunner.run("/usr/bin/python3", [script, folder.path])
-        guard result.status == 0 else {
-            throw CommandFailure(description: "make-group-banners failed (is libdlib19.1's /usr/share/doc/libdlib19.1/examples installed?): \(result.error)")
-        }
-        let banners = try result.output.split(separator: "\n").map {
-            try JSONDecoder().decode(GroupBanner.self, from: Data($0.utf8))
-        }
-        return (folder, banners)
+        try madeByScript("make-group-banners", hint: "is libdlib19.1's /usr/share/doc/libdlib19.1/examples installed?")
     }
 
     @Test("group photos with faces of 40 to 140 px in wide banners: faces found in at least 95 % of them, no false face, and the chosen faces inside both crops and the clipping rect")
