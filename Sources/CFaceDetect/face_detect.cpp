@@ -21,6 +21,7 @@
 #include <dlib/base64.h>
 #include <dlib/image_processing/frontal_face_detector.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -198,4 +199,80 @@ extern "C" int pm_face_model_is_dlibs(void) {
     } catch (...) {
         return -1;
     }
+}
+
+extern "C" int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell *cells, int columns, int rows,
+                             char *error, size_t error_size) {
+    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
+        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands || cell < 1 ||
+        cell > 64 || !cells || columns != (image->width + cell - 1) / cell ||
+        rows != (image->height + cell - 1) / cell) {
+        set_error(error, error_size, "invalid arguments");
+        return -1;
+    }
+    try {
+        // Sums for one row of cells: 64 x 64 pixels of 255^2 stay inside 32 bits.
+        struct sums {
+            uint32_t red, green, blue, chroma, band, squares;
+        };
+        std::vector<sums> row(static_cast<size_t>(columns));
+        const size_t bands = static_cast<size_t>(image->bands), band = static_cast<size_t>(image->band);
+        const bool colour = image->bands >= 3;
+        for (int cy = 0; cy < rows; cy++) {
+            std::fill(row.begin(), row.end(), sums{});
+            const int top = cy * cell, bottom = std::min(image->height, top + cell);
+            // Every second pixel of every second row, from the cell's first.
+            for (int y = top; y < bottom; y += 2) {
+                const uint8_t *line = image->pixels + static_cast<size_t>(y) * static_cast<size_t>(image->stride);
+                for (int cx = 0; cx < columns; cx++) {
+                    const int count = (std::min(image->width - cx * cell, cell) + 1) / 2;
+                    const uint8_t *p = line + static_cast<size_t>(cx) * static_cast<size_t>(cell) * bands;
+                    uint32_t r = 0, g = 0, b = 0, c = 0, v = 0, q = 0;
+                    if (colour) {
+                        for (int i = 0; i < count; i++, p += 2 * bands) {
+                            const uint32_t pr = p[0], pg = p[1], pb = p[2], pv = p[band];
+                            r += pr;
+                            g += pg;
+                            b += pb;
+                            c += std::max(pr, std::max(pg, pb)) - std::min(pr, std::min(pg, pb));
+                            v += pv;
+                            q += pv * pv;
+                        }
+                    } else {
+                        for (int i = 0; i < count; i++, p += 2 * bands) {
+                            const uint32_t pv = p[band];
+                            v += pv;
+                            q += pv * pv;
+                        }
+                        r = g = b = v;
+                    }
+                    sums &s = row[static_cast<size_t>(cx)];
+                    s.red += r;
+                    s.green += g;
+                    s.blue += b;
+                    s.chroma += c;
+                    s.band += v;
+                    s.squares += q;
+                }
+            }
+            for (int cx = 0; cx < columns; cx++) {
+                const sums &s = row[static_cast<size_t>(cx)];
+                const double n = static_cast<double>((std::min(image->width - cx * cell, cell) + 1) / 2) *
+                                 static_cast<double>((bottom - top + 1) / 2);
+                const double mean = s.band / n;
+                pm_face_cell &out = cells[static_cast<size_t>(cy) * static_cast<size_t>(columns) + static_cast<size_t>(cx)];
+                out.red = static_cast<float>(s.red / n);
+                out.green = static_cast<float>(s.green / n);
+                out.blue = static_cast<float>(s.blue / n);
+                out.chroma = static_cast<float>(s.chroma / n);
+                out.deviation = static_cast<float>(std::sqrt(std::max(0.0, s.squares / n - mean * mean)));
+            }
+        }
+        return 0;
+    } catch (const std::exception &e) {
+        set_error(error, error_size, e.what());
+    } catch (...) {
+        set_error(error, error_size, "unknown error");
+    }
+    return -1;
 }

@@ -301,8 +301,8 @@ struct FaceTests {
                 let source = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
                 let image = try source.reduced(to: ImagePlan(source: PixelSize(width: source.width, height: source.height), profile: .default).decode)
                 let first = try FaceDetector.search(image)
-                guard let map = try FaceDetector.skinMap(of: image), let plan = FaceSearchPlan.plan(
-                    skin: map, image: PixelSize(width: image.width, height: image.height),
+                guard let plan = FaceSearchPlan.plan(
+                    cells: try FaceDetector.cells(of: image), image: PixelSize(width: image.width, height: image.height),
                     firstScale: Double(first.searched.width) / Double(image.width),
                     smallestFace: FaceSearchPlan.smallestSourceFace * Double(image.width) / Double(source.width))
                 else { continue }

@@ -95,6 +95,28 @@ int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_
 long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image, double *largest_difference,
                              double *largest_score, char *error, size_t error_size);
 
+/// Means over one cell of an image (pm_face_cells), in 8-bit levels: what Swift plans the search
+/// from (FaceSearchPlan), deciding nothing here.
+typedef struct {
+    float red;
+    float green;
+    float blue;
+    /// The mean of max(r, g, b) - min(r, g, b) over the cell's pixels: high on vivid graphics,
+    /// also where two vivid colours meet and their mean looks like a skin tone.
+    float chroma;
+    /// The standard deviation of the band the search reads (`band`): about 0 on flat areas.
+    float deviation;
+} pm_face_cell;
+
+/// Writes the statistics of `image`'s cells of `cell`×`cell` pixels (1-64), row by row, into
+/// `cells`: `columns` must be ceil(width / cell) and `rows` ceil(height / cell); the last column
+/// and row hold what remains. Each cell is sampled at every second pixel of every second row,
+/// from its first (a quarter of the pixels: ~1 ms for a megapixel). Red, green and blue are bands
+/// 0-2 when `bands` >= 3, else all three the band `band` (a grey image has no chroma). Returns 0,
+/// or -1 with a message in `error` when the arguments do not fit.
+int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell *cells, int columns, int rows, char *error,
+                  size_t error_size);
+
 /// 1 when the model compiled in (frontal_face_model.h) is byte for byte the one dlib's header
 /// ships, 0 when not (regenerate it with scripts/make-face-model), -1 on error. Slow (it decodes
 /// dlib's compressed copy): for tests.

@@ -122,27 +122,40 @@ enum FaceDetector {
         return unitRects(boxes.prefix(min(Int(count), maxFaces)), in: PixelSize(width: image.width, height: image.height))
     }
 
-    /// Pixels of the image one cell of the skin map covers.
-    static let skinCell = 8
+    /// Pixels of the image across and down one cell of ``cells(of:)``.
+    static let cell = 8
 
-    /// Which ``skinCell``-pixel cells of `image` look like skin (``FaceSearchPlan/SkinMap``), from
-    /// the image box-shrunk by the cell; nil for an image that is not 8-bit sRGB colour (a grey
-    /// photo has no skin tone to find) or smaller than one cell.
-    static func skinMap(of image: Vips.Image) throws -> FaceSearchPlan.SkinMap? {
-        guard image.bands >= 3, image.interpretation == VIPS_INTERPRETATION_sRGB, image.bandFormat == VIPS_FORMAT_UCHAR,
-            image.width >= skinCell, image.height >= skinCell
-        else { return nil }
-        let cells = try image.shrunk(by: skinCell)
-        let bands = cells.bands
-        let skin = try cells.withMemoryBytes { bytes -> [Bool] in
-            (0..<(cells.width * cells.height)).map { at in
-                let pixel = at * bands
-                return FaceSearchPlan.SkinMap.isSkin(
-                    red: Double(bytes[pixel]), green: Double(bytes[pixel + 1]), blue: Double(bytes[pixel + 2]))
-            }
+    /// The statistics of `image`'s cells of ``cell`` pixels (the last row and column hold the
+    /// remainder), read in one pass by `pm_face_cells`: what ``FaceSearchPlan`` plans both looks
+    /// from. An image that is not 8-bit sRGB is read as the grey band the search reads (no skin).
+    static func cells(of image: Vips.Image) throws -> FaceSearchPlan.CellMap {
+        let (grey, band) = try searchedBand(of: image)
+        let columns = (grey.width + cell - 1) / cell
+        let rows = (grey.height + cell - 1) / cell
+        var stats = [pm_face_cell](repeating: pm_face_cell(), count: columns * rows)
+        var message = [CChar](repeating: 0, count: 256)
+        let status = try grey.withMemoryBytes { pixels in
+            var request = pm_face_image(
+                pixels: pixels.baseAddress, width: Int32(grey.width), height: Int32(grey.height),
+                stride: Int32(grey.width * grey.bands), bands: Int32(grey.bands), band: Int32(band))
+            return pm_face_cells(&request, Int32(cell), &stats, Int32(columns), Int32(rows), &message, message.count)
         }
-        return FaceSearchPlan.SkinMap(
-            columns: cells.width, rows: cells.height, cell: Double(image.width) / Double(cells.width), skin: skin)
+        guard status == 0 else {
+            throw Failure(message: "face detection: \(String(cBuffer: message))")
+        }
+        return FaceSearchPlan.CellMap(
+            columns: columns, rows: rows, cell: Double(cell),
+            cells: stats.map {
+                FaceSearchPlan.Cell(
+                    red: Double($0.red), green: Double($0.green), blue: Double($0.blue), chroma: Double($0.chroma),
+                    deviation: Double($0.deviation))
+            })
+    }
+
+    /// How many proxy pixels the whole-image search reads per pixel of an image of `size` (1 for an
+    /// image of ``searchArea`` pixels or fewer), as `pm_detect_faces` scales it.
+    static func proxyScale(of size: PixelSize) -> Double {
+        min(1, (Double(searchArea) / (Double(size.width) * Double(size.height))).squareRoot())
     }
 
     /// `boxes` in pixels of an image of `size` as unit rects of it, clamped inside it.

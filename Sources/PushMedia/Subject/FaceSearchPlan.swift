@@ -1,9 +1,11 @@
 /// The second look for faces too small for the whole image's proxy (a group photo in one end of a
 /// wide banner): pure, no pixels.
 ///
-/// The first search reads the whole image reduced to ``FaceDetector/searchArea`` pixels, where
-/// dlib's detector finds faces from ~80 px of the proxy: a face of ~165 px in a 2400×800 banner.
-/// When it finds none, the places that look like skin on a map of 8 px cells (``SkinMap``) are
+/// The first search reads the image reduced to ``FaceDetector/searchArea`` pixels, where dlib's
+/// detector finds faces from ~80 px of the proxy: a face of ~165 px in a 2400×800 banner. It
+/// reads only the parts of that proxy that could hold a face (``firstLook(cells:image:scale:)``:
+/// not plain backgrounds, not vivid graphics), or all of it when those cover most of the image.
+/// When it finds none, the places that look like skin on a map of 8 px cells (``CellMap``) are
 /// searched again, each region enlarged so a face of ``smallestSourceFace`` pixels of the source
 /// reaches the detector's window, all regions together at most ``budget`` pixels (the scale is
 /// lowered to fit, so the CPU stays bounded: docs/benchmarks/faces.md). An image without
@@ -34,22 +36,100 @@ public struct FaceSearchPlan: Sendable, Equatable {
         return short > 0 && long >= short * minimumAspect
     }
 
-    /// Which cells of an image look like skin: its mean colour in each cell of `cell` pixels.
-    public struct SkinMap: Sendable, Equatable {
+    /// What one cell of an image holds (``FaceDetector/cells(of:)``): means over its pixels, in
+    /// 8-bit levels.
+    public struct Cell: Sendable, Equatable {
+        /// Mean colour (a grey image: all three its grey).
+        public var red: Double
+        public var green: Double
+        public var blue: Double
+        /// Mean over the pixels of max(r, g, b) − min(r, g, b): high on vivid graphics, also
+        /// where two vivid colours meet and average to a skin tone.
+        public var chroma: Double
+        /// Standard deviation of the band searched (an sRGB image's green, whose mean is `green`).
+        public var deviation: Double
+
+        public init(red: Double, green: Double, blue: Double, chroma: Double, deviation: Double) {
+            self.red = red
+            self.green = green
+            self.blue = blue
+            self.chroma = chroma
+            self.deviation = deviation
+        }
+
+        /// A grey cell of `level`, as flat as `deviation`.
+        public static func grey(_ level: Double, deviation: Double = 0) -> Cell {
+            Cell(red: level, green: level, blue: level, chroma: 0, deviation: deviation)
+        }
+
+        /// Whether its mean colour looks like skin (``CellMap/isSkin(red:green:blue:)``) and is not
+        /// two colours averaged: its pixels are no more colourful than their mean by more than
+        /// ``CellMap/mixedChroma`` levels.
+        public var isSkin: Bool {
+            let meanChroma = max(red, green, blue) - min(red, green, blue)
+            return CellMap.isSkin(red: red, green: green, blue: blue) && chroma - meanChroma <= CellMap.mixedChroma
+        }
+
+        /// Whether its pixels are vivid graphics (``CellMap/vividChroma``): no lit face is.
+        public var isVivid: Bool { chroma > CellMap.vividChroma }
+    }
+
+    /// The cells of an image (squares of ``FaceDetector/cell`` pixels) that look like skin, for the
+    /// second look, and those the first search reads: any that could be part of a face.
+    public struct CellMap: Sendable, Equatable {
         /// Cells across and down.
         public var columns: Int
         public var rows: Int
         /// Pixels of the image across and down one cell (the last row and column may hold the
         /// image's remainder).
         public var cell: Double
-        /// Row by row, `columns * rows` of them.
+        /// Row by row, `columns * rows` of them: cells that look like skin.
         public var skin: [Bool]
+        /// Row by row: cells that could be part of a face, neither flat (a plain background) nor
+        /// vivid (saturated graphics).
+        public var searchable: [Bool]
 
-        public init(columns: Int, rows: Int, cell: Double, skin: [Bool]) {
+        /// Mean per-pixel chroma above which a cell is vivid graphics: skin tones are ~70–130,
+        /// saturated pinks, cyans, yellows, reds and blues 230–255, and a cell where two of them
+        /// meet, softened by the resize, ~200 (docs/benchmarks/faces.md).
+        public static let vividChroma = 170.0
+        /// How much more colourful than their mean a cell's pixels may be and still be skin.
+        public static let mixedChroma = 40.0
+        /// Standard deviation under which a cell is flat, when its neighbours' means are also
+        /// within ``flatStep`` of its own (a smooth gradient, an enlarged face, is not flat).
+        public static let flatDeviation = 1.0
+        public static let flatStep = 1.5
+
+        public init(columns: Int, rows: Int, cell: Double, skin: [Bool], searchable: [Bool]) {
             self.columns = columns
             self.rows = rows
             self.cell = cell
             self.skin = skin
+            self.searchable = searchable
+        }
+
+        /// The map of `cells` (row by row, `columns` × `rows`, each `cell` pixels across).
+        public init(columns: Int, rows: Int, cell: Double, cells: [Cell]) {
+            precondition(cells.count == columns * rows, "one statistic per cell")
+            self.columns = columns
+            self.rows = rows
+            self.cell = cell
+            skin = cells.map(\.isSkin)
+            searchable = cells.indices.map { at in
+                let here = cells[at]
+                guard !here.isVivid else { return false }
+                guard here.deviation < Self.flatDeviation else { return true }
+                // Flat, unless a neighbour's mean differs: a smooth gradient.
+                let x = at % columns
+                func differs(_ other: Int) -> Bool { abs(cells[other].green - here.green) >= Self.flatStep }
+                return (x > 0 && differs(at - 1)) || (x + 1 < columns && differs(at + 1))
+                    || (at >= columns && differs(at - columns)) || (at + columns < cells.count && differs(at + columns))
+            }
+        }
+
+        /// Whether the map has one entry per cell in each mask.
+        var isWhole: Bool {
+            columns > 0 && rows > 0 && skin.count == columns * rows && searchable.count == columns * rows
         }
 
         /// Whether a mean colour (8-bit sRGB) looks like skin: the usual box in YCbCr (Cb 77–127,
@@ -63,26 +143,56 @@ public struct FaceSearchPlan: Sendable, Equatable {
         }
     }
 
+    /// Where the first search reads.
+    public enum FirstLook: Sendable, Equatable {
+        /// All of the image, on one proxy of ``FaceDetector/searchArea`` pixels.
+        case wholeImage
+        /// Only these regions, at the whole image's proxy scale; none when nothing in the image
+        /// could be a face (graphics, a product on a plain background).
+        case regions(FaceSearchPlan)
+    }
+
+    /// Cells of margin around each area the first search reads (a face's smooth cheek, hair).
+    public static let firstMargin = 3
+    /// Blocks of this many cells across and down are read by the first search when at least
+    /// ``firstDensity`` of their cells are ``CellMap/searchable``: a face is a dense patch of
+    /// them, a pattern's edges and a disc's outline are thin lines.
+    public static let firstBlock = 8
+    public static let firstDensity = 0.3
+    /// The share of the image from which the first search reads all of it (one proxy costs less
+    /// than many regions covering most of it, and finds what it always found).
+    public static let wholeShare = 0.6
+
+    /// The first search for an image of `image` pixels whose whole proxy would be read at `scale`:
+    /// the blocks dense in ``CellMap/searchable`` cells (``firstBlock``, ``firstDensity``), their
+    /// areas grown by ``firstMargin``, merged, those too small to hold dlib's window at that scale
+    /// dropped; the whole image once they cover ``wholeShare`` of it, or when the map does not
+    /// fit it.
+    public static func firstLook(cells map: CellMap, image: PixelSize, scale: Double) -> FirstLook {
+        guard map.isWhole, scale > 0 else { return .wholeImage }
+        let dense = denseBlocks(of: map.searchable, columns: map.columns, rows: map.rows)
+        let regions = regions(of: dense, in: map, image: image, margin: firstMargin).filter {
+            (Double($0.width) * scale).rounded() >= window && (Double($0.height) * scale).rounded() >= window
+        }
+        let area = regions.reduce(0.0) { $0 + Double($1.width * $1.height) }
+        guard area < wholeShare * Double(image.width * image.height) else { return .wholeImage }
+        return .regions(FaceSearchPlan(regions: regions, scale: scale))
+    }
+
     /// The plan for an image of `image` pixels whose first search read `firstScale` proxy pixels
     /// per image pixel, looking for faces from `smallestFace` pixels of the image; nil when the
     /// image is not a banner (``looksAgain(at:)``), when the
     /// first search already read the image finely enough, when no cell looks like skin, or when
     /// the budget leaves the regions no finer than the first search did.
     public static func plan(
-        skin map: SkinMap, image: PixelSize, firstScale: Double, smallestFace: Double, budget: Double = budget
+        cells map: CellMap, image: PixelSize, firstScale: Double, smallestFace: Double, budget: Double = budget
     ) -> FaceSearchPlan? {
-        guard smallestFace > 0, looksAgain(at: image) else { return nil }
+        guard smallestFace > 0, map.isWhole, looksAgain(at: image) else { return nil }
         let wanted = window / smallestFace
         // Finer than the first search by a fifth at least, else it saw these faces already.
         let finest = firstScale * 1.2
         guard wanted > finest else { return nil }
-        let regions = merged(areas(of: map).map { cells in
-            let left = max(0, Int((Double(cells.x - margin) * map.cell).rounded(.down)))
-            let top = max(0, Int((Double(cells.y - margin) * map.cell).rounded(.down)))
-            let right = min(image.width, Int((Double(cells.x + cells.width + margin) * map.cell).rounded(.up)))
-            let bottom = min(image.height, Int((Double(cells.y + cells.height + margin) * map.cell).rounded(.up)))
-            return PixelRect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
-        }.filter { $0.width > 0 && $0.height > 0 })
+        let regions = regions(of: map.skin, in: map, image: image, margin: margin)
         let area = regions.reduce(0.0) { $0 + Double($1.width * $1.height) }
         guard area > 0 else { return nil }
         let scale = min(wanted, (budget / area).squareRoot())
@@ -95,28 +205,63 @@ public struct FaceSearchPlan: Sendable, Equatable {
         return FaceSearchPlan(regions: searched, scale: scale)
     }
 
-    /// The bounding boxes (in cells) of the map's skin-coloured areas, cells joined by their sides,
-    /// in the order their first cell is met row by row.
-    static func areas(of map: SkinMap) -> [PixelRect] {
-        guard map.columns > 0, map.rows > 0, map.skin.count == map.columns * map.rows else { return [] }
-        var seen = [Bool](repeating: false, count: map.skin.count)
+    /// `mask` (`columns` × `rows` cells, row by row) with every block of `block` × `block` cells
+    /// (the last ones cut by the edges) wholly set when at least `density` of its cells are, and
+    /// wholly clear when not.
+    static func denseBlocks(
+        of mask: [Bool], columns: Int, rows: Int, block: Int = firstBlock, density: Double = firstDensity
+    ) -> [Bool] {
+        guard block > 0, mask.count == columns * rows else { return mask }
+        var dense = [Bool](repeating: false, count: mask.count)
+        for top in stride(from: 0, to: rows, by: block) {
+            for left in stride(from: 0, to: columns, by: block) {
+                let ys = top..<min(rows, top + block)
+                let xs = left..<min(columns, left + block)
+                var set = 0
+                for y in ys { for x in xs where mask[y * columns + x] { set += 1 } }
+                guard Double(set) >= density * Double(ys.count * xs.count) else { continue }
+                for y in ys { for x in xs { dense[y * columns + x] = true } }
+            }
+        }
+        return dense
+    }
+
+    /// The areas of `mask` (cells of `map`) as disjoint pixel rects of an image of `image` pixels:
+    /// each area's box grown by `margin` cells, clamped inside the image, overlapping ones merged.
+    static func regions(of mask: [Bool], in map: CellMap, image: PixelSize, margin: Int) -> [PixelRect] {
+        merged(areas(of: mask, columns: map.columns, rows: map.rows).map { cells in
+            let left = max(0, Int((Double(cells.x - margin) * map.cell).rounded(.down)))
+            let top = max(0, Int((Double(cells.y - margin) * map.cell).rounded(.down)))
+            let right = min(image.width, Int((Double(cells.x + cells.width + margin) * map.cell).rounded(.up)))
+            let bottom = min(image.height, Int((Double(cells.y + cells.height + margin) * map.cell).rounded(.up)))
+            return PixelRect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
+        }.filter { $0.width > 0 && $0.height > 0 })
+    }
+
+    /// The bounding boxes (in cells) of `mask`'s areas (`columns` × `rows` cells, row by row),
+    /// cells joined by their sides, in the order their first cell is met row by row.
+    static func areas(of mask: [Bool], columns: Int, rows: Int) -> [PixelRect] {
+        guard columns > 0, rows > 0, mask.count == columns * rows else { return [] }
+        var seen = [Bool](repeating: false, count: mask.count)
         var boxes: [PixelRect] = []
-        for start in map.skin.indices where map.skin[start] && !seen[start] {
+        for start in mask.indices where mask[start] && !seen[start] {
             var stack = [start]
             seen[start] = true
             var (minX, minY, maxX, maxY) = (Int.max, Int.max, Int.min, Int.min)
             while let at = stack.popLast() {
-                let x = at % map.columns
-                let y = at / map.columns
+                let x = at % columns
+                let y = at / columns
                 (minX, minY, maxX, maxY) = (min(minX, x), min(minY, y), max(maxX, x), max(maxY, y))
-                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
-                where nx >= 0 && ny >= 0 && nx < map.columns && ny < map.rows {
-                    let next = ny * map.columns + nx
-                    if map.skin[next] && !seen[next] {
+                func visit(_ next: Int) {
+                    if mask[next] && !seen[next] {
                         seen[next] = true
                         stack.append(next)
                     }
                 }
+                if x > 0 { visit(at - 1) }
+                if x + 1 < columns { visit(at + 1) }
+                if y > 0 { visit(at - columns) }
+                if y + 1 < rows { visit(at + columns) }
             }
             boxes.append(PixelRect(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1))
         }

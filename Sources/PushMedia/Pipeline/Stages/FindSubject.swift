@@ -59,22 +59,27 @@ struct Subject {
 
     /// The faces in `image` (a decode of a source of `source` pixels), searched on the
     /// detector's own proxy (``FaceDetector/searchArea`` pixels: on the 256 px attention proxy a
-    /// face in a 2400×800 banner is about 20 px, too small to find), and when that finds none,
+    /// face in a 2400×800 banner is about 20 px, too small to find), only where a face could be
+    /// (``FaceSearchPlan/firstLook(cells:image:scale:)``), and when that finds none in a banner,
     /// a second look at the skin-coloured regions at the scale a face of
     /// ``FaceSearchPlan/smallestSourceFace`` source pixels needs (``FaceSearchPlan``); nil (and a
     /// warning) when the search fails, so attention decides instead.
     static func findFaces(in image: Vips.Image, source: PixelSize, _ run: ItemRun) -> [UnitRect]? {
         do {
             var faces = try Vips.attributed { () -> [UnitRect] in
-                let first = try FaceDetector.search(image)
-                guard first.faces.isEmpty, FaceSearchPlan.looksAgain(at: PixelSize(width: image.width, height: image.height)),
-                    let map = try FaceDetector.skinMap(of: image)
-                else { return first.faces }
-                let plan = FaceSearchPlan.plan(
-                    skin: map, image: PixelSize(width: image.width, height: image.height),
-                    firstScale: Double(first.searched.width) / Double(image.width),
-                    smallestFace: FaceSearchPlan.smallestSourceFace * Double(image.width) / Double(max(1, source.width)))
-                guard let plan else { return first.faces }
+                let size = PixelSize(width: image.width, height: image.height)
+                let cells = try FaceDetector.cells(of: image)
+                let firstScale = FaceDetector.proxyScale(of: size)
+                let first: [UnitRect]
+                switch FaceSearchPlan.firstLook(cells: cells, image: size, scale: firstScale) {
+                case .wholeImage: first = try FaceDetector.search(image).faces
+                case .regions(let plan): first = plan.regions.isEmpty ? [] : try FaceDetector.search(image, in: plan)
+                }
+                guard first.isEmpty,
+                    let plan = FaceSearchPlan.plan(
+                        cells: cells, image: size, firstScale: firstScale,
+                        smallestFace: FaceSearchPlan.smallestSourceFace * Double(image.width) / Double(max(1, source.width)))
+                else { return first }
                 return try FaceDetector.search(image, in: plan)
             }
             faces.sort { $0.w * $0.h > $1.w * $1.h }
