@@ -114,6 +114,73 @@ struct SubjectBoxGeometryTests {
         let none = CropGeometry.place(square, in: size, around: (x: 100, y: 500), keeping: [tooWide])
         #expect(none.x == 0)
     }
+
+    @Test("a face left out of the group is held whole or left out, not cut, when the crop can move: a banner's square beside a group")
+    func otherFaceNotCut() {
+        let size = PixelSize(width: 3000, height: 1000)
+        let square = PixelSize(width: 1000, height: 1000)
+        let group = UnitRect(x: 1100, y: 300, w: 500, h: 200)
+        // Centred on the group (x 1350): the square spans 850–1850 and cuts a face at 1800–1900.
+        let other = UnitRect(x: 1800, y: 350, w: 100, h: 100)
+        #expect(CropGeometry.place(square, in: size, around: (x: 1350, y: 400), keeping: [group]).x == 850)
+        let moved = CropGeometry.place(square, in: size, around: (x: 1350, y: 400), keeping: [group], avoiding: [other])
+        // The nearest starts that do not cut it, both 50 px off and holding the group: 800 (it
+        // ends where the face begins) or 900 (it holds the face whole), which wins.
+        #expect(moved.x == 900)
+        // One that cannot be held with the group (at 2200–2300) is left out: the square ends at its left edge.
+        let far = UnitRect(x: 1550, y: 350, w: 100, h: 100)
+        let beyond = UnitRect(x: 2050, y: 350, w: 100, h: 100)
+        let left = CropGeometry.place(square, in: size, around: (x: 1350, y: 400), keeping: [group], avoiding: [far, beyond])
+        #expect(left.x + left.width <= 2050 && left.x <= 1550)
+        // A face over the image's other axis only (above the crop's rows): not in the way.
+        let wide = PixelSize(width: 2000, height: 500)
+        let above = UnitRect(x: 1800, y: 0, w: 100, h: 100)
+        #expect(CropGeometry.place(wide, in: PixelSize(width: 3000, height: 1000), around: (x: 1350, y: 700), avoiding: [above]).x == 350)
+        // A face wider than the crop cannot be whole: ignored.
+        let huge = UnitRect(x: 1700, y: 0, w: 1100, h: 1000)
+        #expect(CropGeometry.place(square, in: size, around: (x: 1350, y: 400), keeping: [group], avoiding: [huge]).x == 850)
+    }
+
+    @Test("for random spans: the start keeps the box, cuts the fewest other faces any start could, and is the nearest the centre among those")
+    func randomAvoidance() {
+        var rng = CropGeometryTests.SeededRandom(state: 4141)
+        for _ in 0..<2000 {
+            let total = Int.random(in: 1...400, using: &rng)
+            let length = Int.random(in: 1...total, using: &rng)
+            let centre = Double.random(in: -20...Double(total + 20), using: &rng)
+            func span() -> (low: Double, high: Double) {
+                let low = Double.random(in: 0...Double(total), using: &rng)
+                return (low, min(Double(total), low + Double.random(in: 0...Double(total) / 2, using: &rng)))
+            }
+            let keep = Bool.random(using: &rng) ? [span()] : []
+            let others = (0..<Int.random(in: 0...5, using: &rng)).map { _ in span() }
+            let plain = CropGeometry.start(length, in: total, near: centre, keeping: keep)
+            let chosen = CropGeometry.start(length, in: total, near: centre, keeping: keep, avoiding: others)
+            // Every start that keeps the box as well as the plain one does.
+            func keeps(_ start: Int) -> Bool {
+                guard let box = keep.first else { return true }
+                let low = Int(box.low.rounded(.down))
+                let high = Int(box.high.rounded(.up))
+                return high - low > length || (start <= low && start + length >= high)
+            }
+            let allowed = (0...(total - length)).filter(keeps)
+            #expect(keeps(plain) && keeps(chosen), "\(chosen) \(keep)")
+            func cuts(_ start: Int) -> Int {
+                others.filter {
+                    let low = Int($0.low.rounded(.down))
+                    let high = Int($0.high.rounded(.up))
+                    guard high > low, high - low <= length else { return false }
+                    return start < high && start + length > low && !(start <= low && start + length >= high)
+                }.count
+            }
+            let fewest = allowed.map(cuts).min() ?? 0
+            #expect(cuts(chosen) == fewest, "start \(chosen) cuts \(cuts(chosen)), some start cuts \(fewest)")
+            let ideal = (centre - Double(length) / 2).rounded()
+            let nearest = allowed.filter { cuts($0) == fewest }.map { abs(Double($0) - ideal) }.min() ?? 0
+            #expect(abs(Double(chosen) - ideal) == nearest, "start \(chosen), a start as good lies \(nearest) from \(ideal)")
+            if others.isEmpty { #expect(chosen == plain) }
+        }
+    }
 }
 
 /// The subject chosen from faces (pure).

@@ -49,43 +49,89 @@ public enum CropGeometry {
     /// A rect of size `crop` inside `image`, centred as near as possible on `subject` (a point
     /// in pixels) and clamped inside the image. On each axis it also contains the first of
     /// `keeping` (rects in pixels of `image`, most generous first) that fits in the crop on that
-    /// axis, moving off the subject only as far as that needs.
+    /// axis, moving off the subject only as far as that needs. Within that, it cuts as few of
+    /// `avoiding` (other faces, in pixels) as it can, each one that fits in the crop being then
+    /// either whole inside it or outside it, and among those places it takes the nearest the
+    /// subject: no crop through a face that fits when the crop can move to avoid it.
     public static func place(
-        _ crop: PixelSize, in image: PixelSize, around subject: (x: Double, y: Double), keeping boxes: [UnitRect] = []
+        _ crop: PixelSize, in image: PixelSize, around subject: (x: Double, y: Double), keeping boxes: [UnitRect] = [],
+        avoiding others: [UnitRect] = []
     ) -> PixelRect {
-        /// Start of a span `length` long in `0..<total`, near `centre`, containing `[low, high]`
-        /// of the first box that fits.
-        func axis(_ length: Int, _ total: Int, _ centre: Double, _ spans: [(low: Double, high: Double)]) -> Int {
-            var lowest = 0
-            var highest = max(0, total - length)
-            for span in spans {
-                let low = Int(max(0, min(Double(total), span.low)).rounded(.down))
-                let high = Int(max(0, min(Double(total), span.high)).rounded(.up))
-                if high - low <= length {
-                    lowest = max(lowest, high - length)
-                    highest = min(highest, low)
-                    break
-                }
-            }
-            let ideal = Int((centre - Double(length) / 2).rounded())
-            return min(max(lowest, ideal), highest)
-        }
         let width = min(crop.width, image.width)
         let height = min(crop.height, image.height)
-        return PixelRect(
-            x: axis(width, image.width, subject.x, boxes.map { ($0.x, $0.maxX) }),
-            y: axis(height, image.height, subject.y, boxes.map { ($0.y, $0.maxY) }),
-            width: width, height: height)
+        let xKeep = boxes.map { (low: $0.x, high: $0.maxX) }
+        let yKeep = boxes.map { (low: $0.y, high: $0.maxY) }
+        // One axis, then the other with the faces that overlap the first's span, then the first
+        // again with those that overlap the second's (on a banner or a photo one axis has no room).
+        func spans(
+            overlapping span: (start: Int, length: Int), _ low: (UnitRect) -> Double, _ high: (UnitRect) -> Double,
+            on axis: (low: (UnitRect) -> Double, high: (UnitRect) -> Double)
+        ) -> [(low: Double, high: Double)] {
+            others.filter { low($0) < Double(span.start + span.length) && high($0) > Double(span.start) }
+                .map { (axis.low($0), axis.high($0)) }
+        }
+        var y = start(height, in: image.height, near: subject.y, keeping: yKeep)
+        let x = start(
+            width, in: image.width, near: subject.x, keeping: xKeep,
+            avoiding: spans(overlapping: (y, height), \.y, \.maxY, on: (\.x, \.maxX)))
+        y = start(
+            height, in: image.height, near: subject.y, keeping: yKeep,
+            avoiding: spans(overlapping: (x, width), \.x, \.maxX, on: (\.y, \.maxY)))
+        return PixelRect(x: x, y: y, width: width, height: height)
+    }
+
+    /// Start of a span `length` long in `0..<total`, as near as possible to centring it on
+    /// `centre`, containing `[low, high]` of the first of `keeping` that fits; among those starts,
+    /// one that cuts the fewest of `avoiding` (a span cut: overlapped but not contained; spans
+    /// longer than `length` are ignored, they cannot be whole), the nearest the centre, then the
+    /// one holding the most of them whole.
+    static func start(
+        _ length: Int, in total: Int, near centre: Double, keeping spans: [(low: Double, high: Double)],
+        avoiding others: [(low: Double, high: Double)] = []
+    ) -> Int {
+        var lowest = 0
+        var highest = max(0, total - length)
+        for span in spans {
+            let low = Int(max(0, min(Double(total), span.low)).rounded(.down))
+            let high = Int(max(0, min(Double(total), span.high)).rounded(.up))
+            if high - low <= length {
+                lowest = max(lowest, high - length)
+                highest = min(highest, low)
+                break
+            }
+        }
+        let ideal = min(max(lowest, Int((centre - Double(length) / 2).rounded())), highest)
+        let avoided = others.map {
+            (low: Int(max(0, min(Double(total), $0.low)).rounded(.down)), high: Int(max(0, min(Double(total), $0.high)).rounded(.up)))
+        }.filter { $0.high > $0.low && $0.high - $0.low <= length }
+        guard !avoided.isEmpty else { return ideal }
+        /// The spans `start` cuts, and those it holds whole.
+        func score(_ start: Int) -> (cuts: Int, holds: Int) {
+            avoided.reduce((0, 0)) { score, span in
+                let overlaps = start < span.high && start + length > span.low
+                let holds = start <= span.low && start + length >= span.high
+                return (score.0 + (overlaps && !holds ? 1 : 0), score.1 + (holds ? 1 : 0))
+            }
+        }
+        // The fewest cuts is reached at the ideal or where some span starts or stops being cut;
+        // between starts as near, the one holding more faces whole.
+        var candidates = [ideal, lowest, highest]
+        for span in avoided { candidates += [span.low - length, span.high - length, span.low, span.high] }
+        return candidates.map { min(max($0, lowest), highest) }.min {
+            let (a, b) = (score($0), score($1))
+            return (a.cuts, abs($0 - ideal), -a.holds) < (b.cuts, abs($1 - ideal), -b.holds)
+        } ?? ideal
     }
 
     /// The unit rect of the largest square inside an image of `size`, centred as near as possible
     /// on `subject` (pixels in that image), clamped inside it, and containing the first of
     /// `keeping` (pixels) that fits, axis by axis.
     public static func clipRect(
-        in size: PixelSize, around subject: (x: Double, y: Double), keeping boxes: [UnitRect] = []
+        in size: PixelSize, around subject: (x: Double, y: Double), keeping boxes: [UnitRect] = [],
+        avoiding others: [UnitRect] = []
     ) -> ClipRect {
         let side = min(size.width, size.height)
-        let square = place(PixelSize(width: side, height: side), in: size, around: subject, keeping: boxes)
+        let square = place(PixelSize(width: side, height: side), in: size, around: subject, keeping: boxes, avoiding: others)
         let w = Double(size.width)
         let h = Double(size.height)
         return ClipRect(
@@ -142,32 +188,46 @@ public struct ImagePlan: Sendable, Equatable {
     /// as a unit point, and the clipping rect of the thumbnail inside the expanded variant.
     /// `keeping` are unit rects (e.g. faces with a margin, then the faces alone) each crop and
     /// the clipping rect contain when they can: on each axis the first that fits is kept whole.
-    public func placement(working: PixelSize, subject: UnitPoint, keeping boxes: [UnitRect] = [], aspect: AspectRatio) -> Placement {
+    /// `avoiding` are unit rects (the faces left out of the group) that none of them cuts when
+    /// it can move to hold each whole or leave it out.
+    public func placement(
+        working: PixelSize, subject: UnitPoint, keeping boxes: [UnitRect] = [], avoiding others: [UnitRect] = [],
+        aspect: AspectRatio
+    ) -> Placement {
         let centre = (x: subject.x * Double(working.width), y: subject.y * Double(working.height))
-        let inWorking = boxes.map {
-            UnitRect(
-                x: $0.x * Double(working.width), y: $0.y * Double(working.height),
-                w: $0.w * Double(working.width), h: $0.h * Double(working.height))
+        func inPixels(_ rects: [UnitRect]) -> [UnitRect] {
+            rects.map {
+                UnitRect(
+                    x: $0.x * Double(working.width), y: $0.y * Double(working.height),
+                    w: $0.w * Double(working.width), h: $0.h * Double(working.height))
+            }
         }
+        let inWorking = inPixels(boxes)
+        let othersInWorking = inPixels(others)
         let expandedRect = CropGeometry.place(
-            CropGeometry.largestCrop(in: working, aspect: aspect), in: working, around: centre, keeping: inWorking)
+            CropGeometry.largestCrop(in: working, aspect: aspect), in: working, around: centre, keeping: inWorking,
+            avoiding: othersInWorking)
         let side = min(working.width, working.height)
         let thumbnailRect = CropGeometry.place(
-            PixelSize(width: side, height: side), in: working, around: centre, keeping: inWorking)
+            PixelSize(width: side, height: side), in: working, around: centre, keeping: inWorking, avoiding: othersInWorking)
         // The subject and the boxes in pixels of the expanded output.
         let scaleX = Double(expanded.width) / Double(expandedRect.width)
         let scaleY = Double(expanded.height) / Double(expandedRect.height)
         let inExpanded = (
             x: (centre.x - Double(expandedRect.x)) * scaleX, y: (centre.y - Double(expandedRect.y)) * scaleY
         )
-        let boxesInExpanded = inWorking.map {
-            UnitRect(
-                x: ($0.x - Double(expandedRect.x)) * scaleX, y: ($0.y - Double(expandedRect.y)) * scaleY,
-                w: $0.w * scaleX, h: $0.h * scaleY)
+        func inExpandedPixels(_ rects: [UnitRect]) -> [UnitRect] {
+            rects.map {
+                UnitRect(
+                    x: ($0.x - Double(expandedRect.x)) * scaleX, y: ($0.y - Double(expandedRect.y)) * scaleY,
+                    w: $0.w * scaleX, h: $0.h * scaleY)
+            }
         }
         return Placement(
             expandedRect: expandedRect, thumbnailRect: thumbnailRect,
-            clipRect: CropGeometry.clipRect(in: expanded, around: inExpanded, keeping: boxesInExpanded))
+            clipRect: CropGeometry.clipRect(
+                in: expanded, around: inExpanded, keeping: inExpandedPixels(inWorking),
+                avoiding: inExpandedPixels(othersInWorking)))
     }
 
     /// Crops in the working image and the clipping rect.

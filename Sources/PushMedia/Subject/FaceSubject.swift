@@ -18,6 +18,9 @@ public enum FaceSubject {
         public var keep: [UnitRect]
         /// The faces chosen, largest first.
         public var faces: [UnitRect]
+        /// The faces left out (not in the group that fits), which the crops should hold whole or
+        /// leave out, not cut, when they can.
+        public var others: [UnitRect] = []
     }
 
     /// Share of a face's size added on every side (forehead and hair above, chin below).
@@ -40,7 +43,7 @@ public enum FaceSubject {
             y: zip(chosen, weights).map { $0.centre.y * $1 }.reduce(0, +) / total)
         let padded = chosen.map(withMargin).reduce(withMargin(largest)) { $0.union($1) }
         let keep = fits(padded) && padded != box ? [padded, box] : [box]
-        return Choice(point: point, keep: keep, faces: chosen)
+        return Choice(point: point, keep: keep, faces: chosen, others: bySize.filter { !chosen.contains($0) })
     }
 
     /// The faces (largest first) inside the square of side `side` pixels that holds the most of

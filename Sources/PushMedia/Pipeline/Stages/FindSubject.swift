@@ -7,6 +7,9 @@ struct Subject {
     /// Unit rects both crops and the clipping rect hold when they can (the chosen faces with a
     /// margin, then bare); empty when no face chose the subject.
     var keep: [UnitRect] = []
+    /// Unit rects of faces found but left out of the group, which the crops and the clipping
+    /// rect hold whole or leave out, not cut, when they can move to.
+    var avoid: [UnitRect] = []
     /// What chose the subject.
     var strategy: SubjectStrategy
     /// Every face found (profile `crop: smart`), largest first; nil when none was looked for.
@@ -38,7 +41,8 @@ struct Subject {
             let faces = run.profile.crop == .smart ? findFaces(in: image, source: decoded.plan.source, run) : nil
             let size = PixelSize(width: image.width, height: image.height)
             if let faces, let choice = FaceSubject.choose(faces: faces, in: size) {
-                subject = Subject(point: choice.point, keep: choice.keep, strategy: .faces, faces: faces)
+                subject = Subject(
+                    point: choice.point, keep: choice.keep, avoid: choice.others, strategy: .faces, faces: faces)
             } else {
                 let strategy = run.profile.crop == .smart ? .attention : run.profile.crop
                 let point = try Vips.attributed {

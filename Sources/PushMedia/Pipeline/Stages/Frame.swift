@@ -41,7 +41,7 @@ struct Framed {
         let working = PixelSize(width: decoded.pixels.width, height: decoded.pixels.height)
         let placement = plan.placement(
             working: working, subject: subject.point,
-            keeping: subject.keep, aspect: run.profile.expanded.aspect)
+            keeping: subject.keep, avoiding: subject.avoid, aspect: run.profile.expanded.aspect)
         do {
             return try Vips.attributed(until: run.deadline) {
                 var thumbnailSource = decoded.pixels
