@@ -69,6 +69,31 @@ struct FaceCellsTests {
         }
     }
 
+    @Test("reads no byte past the image: the last row ends at a page no process may read (1×1 to odd sizes, RGB and grey)")
+    func staysInside() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        for (width, height, bands) in [(1, 1, 3), (1, 1, 1), (3, 2, 3), (9, 7, 4), (301, 17, 3), (17, 301, 1)] {
+            let bytes = width * height * bands
+            let pages = (bytes + page - 1) / page
+            let mapped = try #require(
+                mmap(nil, (pages + 1) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                    .flatMap { $0 == UnsafeMutableRawPointer(bitPattern: -1) ? nil : $0 })
+            defer { munmap(mapped, (pages + 1) * page) }
+            #expect(mprotect(mapped + pages * page, page, PROT_NONE) == 0)
+            // The image's last byte is the last one before the guard page.
+            let start = (mapped + (pages * page - bytes)).assumingMemoryBound(to: UInt8.self)
+            for at in 0..<bytes { start[at] = UInt8(truncatingIfNeeded: at &* 31) }
+            let columns = (width + 7) / 8
+            let rows = (height + 7) / 8
+            var cells = [pm_face_cell](repeating: pm_face_cell(), count: columns * rows)
+            var message = [CChar](repeating: 0, count: 128)
+            var image = pm_face_image(
+                pixels: start, width: Int32(width), height: Int32(height), stride: Int32(width * bands), bands: Int32(bands),
+                band: Int32(min(1, bands - 1)))
+            #expect(pm_face_cells(&image, 8, &cells, Int32(columns), Int32(rows), &message, message.count) == 0)
+        }
+    }
+
     @Test("a grid that does not fit the image, a cell over 64 px or no pixels: refused with a message")
     func refused() {
         let pixels = [UInt8](repeating: 9, count: 10 * 10 * 3)
