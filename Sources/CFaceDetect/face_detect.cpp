@@ -221,8 +221,8 @@ extern "C" int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell 
         for (int cy = 0; cy < rows; cy++) {
             std::fill(row.begin(), row.end(), sums{});
             const int top = cy * cell, bottom = std::min(image->height, top + cell);
-            // Every second pixel of every second row, from the cell's first.
-            for (int y = top; y < bottom; y += 2) {
+            // Every second pixel of every fourth row, from the cell's first.
+            for (int y = top; y < bottom; y += 4) {
                 const uint8_t *line = image->pixels + static_cast<size_t>(y) * static_cast<size_t>(image->stride);
                 for (int cx = 0; cx < columns; cx++) {
                     const int count = (std::min(image->width - cx * cell, cell) + 1) / 2;
@@ -258,7 +258,7 @@ extern "C" int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell 
             for (int cx = 0; cx < columns; cx++) {
                 const sums &s = row[static_cast<size_t>(cx)];
                 const double n = static_cast<double>((std::min(image->width - cx * cell, cell) + 1) / 2) *
-                                 static_cast<double>((bottom - top + 1) / 2);
+                                 static_cast<double>((bottom - top + 3) / 4);
                 const double mean = s.band / n;
                 pm_face_cell &out = cells[static_cast<size_t>(cy) * static_cast<size_t>(columns) + static_cast<size_t>(cx)];
                 out.red = static_cast<float>(s.red / n);

@@ -158,7 +158,7 @@ public struct FaceSearchPlan: Sendable, Equatable {
     /// ``firstDensity`` of their cells are ``CellMap/searchable``: a face is a dense patch of
     /// them, a pattern's edges and a disc's outline are thin lines.
     public static let firstBlock = 8
-    public static let firstDensity = 0.3
+    public static let firstDensity = 0.35
     /// The share of the image from which the first search reads all of it (one proxy costs less
     /// than many regions covering most of it, and finds what it always found).
     public static let wholeShare = 0.6
