@@ -79,6 +79,13 @@ extern "C" int pm_face_search_build(pm_face_search_choice choice) {
 
 namespace {
 
+// Whether `image` names pixels the entry points may read: a size, a band inside its pixels, rows
+// at least as long as their pixels. The one check of every entry point's image.
+bool readable(const pm_face_image *image) {
+    return image && image->pixels && image->width > 0 && image->height > 0 && image->bands > 0 && image->band >= 0 &&
+           image->band < image->bands && image->stride >= image->width * image->bands;
+}
+
 /// Runs `portable` or `avx2` (each returning faces found, or -1) as the build `choice` picks, with
 /// C++ failures turned into -1 and a message in `error`: the one way both searches are entered.
 template <typename Portable, typename AVX2>
@@ -106,8 +113,7 @@ int with_build(pm_face_search_choice choice, char *error, size_t error_size, Por
 extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, long search_area,
                                     pm_face_box *faces, int capacity, int *searched_width, int *searched_height,
                                     char *error, size_t error_size) {
-    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
-        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands ||
+    if (!readable(image) ||
         search_area <= 0 || capacity < 0 || (capacity > 0 && !faces) || !searched_width || !searched_height) {
         set_error(error, error_size, "invalid arguments");
         return -1;
@@ -133,8 +139,7 @@ extern "C" int pm_detect_faces(const pm_face_image *image, long search_area, pm_
 extern "C" int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_image *image,
                                                const pm_face_region *regions, int region_count, double scale,
                                                pm_face_box *faces, int capacity, char *error, size_t error_size) {
-    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
-        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands ||
+    if (!readable(image) ||
         region_count < 0 || (region_count > 0 && !regions) || !(scale > 0) || scale > 16 || capacity < 0 ||
         (capacity > 0 && !faces)) {
         set_error(error, error_size, "invalid arguments");
@@ -162,8 +167,7 @@ extern "C" int pm_detect_faces_in_regions(const pm_face_image *image, const pm_f
 extern "C" long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image,
                                        double *largest_difference, double *largest_score, char *error,
                                        size_t error_size) {
-    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
-        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands ||
+    if (!readable(image) ||
         !largest_difference || !largest_score) {
         set_error(error, error_size, "invalid arguments");
         return -1;
@@ -203,8 +207,7 @@ extern "C" int pm_face_model_is_dlibs(void) {
 
 extern "C" int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell *cells, int columns, int rows,
                              char *error, size_t error_size) {
-    if (!image || !image->pixels || image->width <= 0 || image->height <= 0 || image->bands <= 0 ||
-        image->band < 0 || image->band >= image->bands || image->stride < image->width * image->bands || cell < 1 ||
+    if (!readable(image) || cell < 1 ||
         cell > 64 || !cells || columns != (image->width + cell - 1) / cell ||
         rows != (image->height + cell - 1) / cell) {
         set_error(error, error_size, "invalid arguments");

@@ -79,17 +79,13 @@ enum FaceDetector {
     /// Searches `image`: `pm_detect_faces` reduces the band ``searchedBand(of:)`` names to about
     /// ``searchArea`` pixels, blurs it slightly and runs dlib's model on it.
     static func search(_ image: Vips.Image, build: SearchBuild? = nil) throws -> Search {
-        let (grey, band) = try searchedBand(of: image)
         var boxes = [pm_face_box](repeating: pm_face_box(), count: maxFaces)
         var message = [CChar](repeating: 0, count: 256)
         var searchedWidth: Int32 = 0
         var searchedHeight: Int32 = 0
-        let count = try grey.withMemoryBytes { pixels in
-            var request = pm_face_image(
-                pixels: pixels.baseAddress, width: Int32(grey.width), height: Int32(grey.height),
-                stride: Int32(grey.width * grey.bands), bands: Int32(grey.bands), band: Int32(band))
+        let count = try withSearchedImage(of: image) { request in
             return pm_detect_faces_with(
-                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, &request, searchArea, &boxes, Int32(maxFaces),
+                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, request, searchArea, &boxes, Int32(maxFaces),
                 &searchedWidth, &searchedHeight, &message, message.count)
         }
         guard count >= 0 else {
@@ -102,18 +98,14 @@ enum FaceDetector {
     /// The second look (``FaceSearchPlan``): faces in `plan`'s regions of `image`, each read at
     /// `plan.scale` times its size, as unit rects of the image, clamped inside it, surest first.
     static func search(_ image: Vips.Image, in plan: FaceSearchPlan, build: SearchBuild? = nil) throws -> [UnitRect] {
-        let (grey, band) = try searchedBand(of: image)
         var boxes = [pm_face_box](repeating: pm_face_box(), count: maxFaces)
         var message = [CChar](repeating: 0, count: 256)
         let regions = plan.regions.map {
             pm_face_region(x: Int32($0.x), y: Int32($0.y), width: Int32($0.width), height: Int32($0.height))
         }
-        let count = try grey.withMemoryBytes { pixels in
-            var request = pm_face_image(
-                pixels: pixels.baseAddress, width: Int32(grey.width), height: Int32(grey.height),
-                stride: Int32(grey.width * grey.bands), bands: Int32(grey.bands), band: Int32(band))
+        let count = try withSearchedImage(of: image) { request in
             return pm_detect_faces_in_regions_with(
-                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, &request, regions, Int32(regions.count), plan.scale, &boxes,
+                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, request, regions, Int32(regions.count), plan.scale, &boxes,
                 Int32(maxFaces), &message, message.count)
         }
         guard count >= 0 else {
@@ -129,16 +121,12 @@ enum FaceDetector {
     /// remainder), read in one pass by `pm_face_cells`: what ``FaceSearchPlan`` plans both looks
     /// from. An image that is not 8-bit sRGB is read as the grey band the search reads (no skin).
     static func cells(of image: Vips.Image) throws -> FaceSearchPlan.CellMap {
-        let (grey, band) = try searchedBand(of: image)
-        let columns = (grey.width + cell - 1) / cell
-        let rows = (grey.height + cell - 1) / cell
+        let columns = (image.width + cell - 1) / cell
+        let rows = (image.height + cell - 1) / cell
         var stats = [pm_face_cell](repeating: pm_face_cell(), count: columns * rows)
         var message = [CChar](repeating: 0, count: 256)
-        let status = try grey.withMemoryBytes { pixels in
-            var request = pm_face_image(
-                pixels: pixels.baseAddress, width: Int32(grey.width), height: Int32(grey.height),
-                stride: Int32(grey.width * grey.bands), bands: Int32(grey.bands), band: Int32(band))
-            return pm_face_cells(&request, Int32(cell), &stats, Int32(columns), Int32(rows), &message, message.count)
+        let status = try withSearchedImage(of: image) { request in
+            return pm_face_cells(request, Int32(cell), &stats, Int32(columns), Int32(rows), &message, message.count)
         }
         guard status == 0 else {
             throw Failure(message: "face detection: \(String(cBuffer: message))")
@@ -171,6 +159,20 @@ enum FaceDetector {
             return UnitRect(
                 x: Double(left) / Double(width), y: Double(top) / Double(height),
                 w: Double(right - left) / Double(width), h: Double(bottom - top) / Double(height))
+        }
+    }
+
+    /// Runs `body` with `image`'s searched band (``searchedBand(of:)``) described for `CFaceDetect`:
+    /// the one place its memory is handed to C.
+    static func withSearchedImage<Result>(
+        of image: Vips.Image, _ body: (UnsafePointer<pm_face_image>) throws -> Result
+    ) throws -> Result {
+        let (grey, band) = try searchedBand(of: image)
+        return try grey.withMemoryBytes { pixels in
+            var request = pm_face_image(
+                pixels: pixels.baseAddress, width: Int32(grey.width), height: Int32(grey.height),
+                stride: Int32(grey.width * grey.bands), bands: Int32(grey.bands), band: Int32(band))
+            return try body(&request)
         }
     }
 
