@@ -29,6 +29,7 @@
 
 #define PM_FACE_SEARCH_ENTRY search_portable
 #define PM_FACE_FILTERS_ENTRY compare_filters_portable
+#define PM_FACE_FEATURES_ENTRY compare_features_portable
 #define PM_FACE_REGIONS_ENTRY search_regions_portable
 #include "face_search.h"
 
@@ -86,10 +87,11 @@ bool readable(const pm_face_image *image) {
            image->band < image->bands && image->stride >= image->width * image->bands;
 }
 
-/// Runs `portable` or `avx2` (each returning faces found, or -1) as the build `choice` picks, with
-/// C++ failures turned into -1 and a message in `error`: the one way both searches are entered.
+/// Runs `portable` or `avx2` (each returning a count, or -1) as the build `choice` picks, with
+/// C++ failures turned into -1 and a message in `error`: the one way either build is entered.
 template <typename Portable, typename AVX2>
-int with_build(pm_face_search_choice choice, char *error, size_t error_size, Portable portable, AVX2 avx2) {
+auto with_build(pm_face_search_choice choice, char *error, size_t error_size, Portable portable, AVX2 avx2)
+    -> decltype(portable()) {
     try {
         switch (pm_face_search_build(choice)) {
         case PM_FACE_SEARCH_AVX2: return avx2();
@@ -164,37 +166,62 @@ extern "C" int pm_detect_faces_in_regions(const pm_face_image *image, const pm_f
                                            capacity, error, error_size);
 }
 
+namespace {
+// A comparison's count, or -1 with `message` when it found the two steps' outputs of different shapes.
+long compared_or(long compared, const char *message, char *error, size_t error_size) {
+    if (compared < 0) set_error(error, error_size, message);
+    return compared;
+}
+} // namespace
+
 extern "C" long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image,
                                        double *largest_difference, double *largest_score, char *error,
                                        size_t error_size) {
-    if (!readable(image) ||
-        !largest_difference || !largest_score) {
+    if (!readable(image) || !largest_difference || !largest_score) {
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
-    try {
-        long compared = -1;
-        switch (pm_face_search_build(choice)) {
+    const char *differ = "the two steps scored different areas";
+    return with_build(
+        choice, error, error_size,
+        [&] {
+            return compared_or(pm_face_search::compare_filters_portable(*image, largest_difference, largest_score),
+                               differ, error, error_size);
+        },
+        [&] {
 #if defined(__x86_64__)
-        case PM_FACE_SEARCH_AVX2:
-            compared = pm_face_search::compare_filters_avx2(*image, largest_difference, largest_score);
-            break;
+            return compared_or(pm_face_search::compare_filters_avx2(*image, largest_difference, largest_score), differ,
+                               error, error_size);
+#else
+            return -1L;
 #endif
-        case PM_FACE_SEARCH_PORTABLE:
-            compared = pm_face_search::compare_filters_portable(*image, largest_difference, largest_score);
-            break;
-        default:
-            set_error(error, error_size, "this CPU lacks AVX2 or FMA");
-            return -1;
-        }
-        if (compared < 0) set_error(error, error_size, "the two steps scored different areas");
-        return compared;
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "unknown error");
+        });
+}
+
+extern "C" long pm_face_features_compare(pm_face_search_choice choice, const pm_face_image *image, int cell_size,
+                                         double *largest_difference, double *largest_feature, char *error,
+                                         size_t error_size) {
+    if (!readable(image) || cell_size < 1 || !largest_difference || !largest_feature) {
+        set_error(error, error_size, "invalid arguments");
+        return -1;
     }
-    return -1;
+    const char *differ = "the two steps made features of different shapes";
+    return with_build(
+        choice, error, error_size,
+        [&] {
+            return compared_or(
+                pm_face_search::compare_features_portable(*image, cell_size, largest_difference, largest_feature),
+                differ, error, error_size);
+        },
+        [&] {
+#if defined(__x86_64__)
+            return compared_or(
+                pm_face_search::compare_features_avx2(*image, cell_size, largest_difference, largest_feature), differ,
+                error, error_size);
+#else
+            return -1L;
+#endif
+        });
 }
 
 extern "C" int pm_face_model_is_dlibs(void) {

@@ -79,6 +79,7 @@
 
 #define PM_FACE_SEARCH_ENTRY search_avx2
 #define PM_FACE_FILTERS_ENTRY compare_filters_avx2
+#define PM_FACE_FEATURES_ENTRY compare_features_avx2
 #define PM_FACE_REGIONS_ENTRY search_regions_avx2
 #include "face_search.h"
 

@@ -42,6 +42,17 @@ long compare_filters_portable(const pm_face_image &image, double *largest_differ
 long compare_filters_avx2(const pm_face_image &image, double *largest_difference, double *largest_score);
 #endif
 
+/// For tests (pm_face_features_compare): the HOG features of `image`'s band in cells of
+/// `cell_size` pixels, with several paddings, as this build makes them (face_features.h) and as
+/// dlib's own step does. Returns the features compared (-1 when the two differ in shape); writes
+/// the largest difference and the largest feature.
+long compare_features_portable(const pm_face_image &image, int cell_size, double *largest_difference,
+                               double *largest_feature);
+#if defined(__x86_64__)
+long compare_features_avx2(const pm_face_image &image, int cell_size, double *largest_difference,
+                           double *largest_feature);
+#endif
+
 } // namespace pm_face_search
 
 #endif
@@ -54,6 +65,8 @@ long compare_filters_avx2(const pm_face_image &image, double *largest_difference
 #include <cstring>
 #include <sstream>
 #include <vector>
+
+#include "face_features.h"
 
 // dlib's step that scores every window of one pyramid level (apply_filters_to_fhog), replaced for
 // this detector's filter bank. dlib runs each of a detector's ~60 separable filters as two passes
@@ -202,9 +215,12 @@ namespace {
 // the 80 px window are dlib's model as it ships; only the spacing of the scales differs.
 using face_detector = dlib::object_detector<dlib::scan_fhog_pyramid<dlib::pyramid_down<4>>>;
 
-// Once per process (thread-safe static initialisation; retried if it threw).
+// Once per process (thread-safe static initialisation; retried if it threw), with the feature
+// step's table of orientations, so a process that loads the model before it forks (the item
+// processes' fork server) makes both once.
 const face_detector &prototype() {
     static const face_detector instance = [] {
+        dlib::impl_fhog::pm_features::bins_table();
         face_detector detector;
         std::istringstream model(pm_face_search::serialized_model());
         dlib::deserialize(detector, model);
@@ -351,14 +367,50 @@ inline int write_faces(std::vector<dlib::rect_detection> &found, pm_face_box *fa
 
 } // namespace
 
-long pm_face_search::PM_FACE_FILTERS_ENTRY(const pm_face_image &image, double *largest_difference,
-                                           double *largest_score) {
+namespace {
+// `image`'s band as dlib's image type (for the comparisons, which read it at its own size).
+dlib::array2d<unsigned char> band_of(const pm_face_image &image) {
     dlib::array2d<unsigned char> grey(image.height, image.width);
     for (int y = 0; y < image.height; y++)
         for (int x = 0; x < image.width; x++)
             grey[y][x] = image.pixels[static_cast<size_t>(y) * static_cast<size_t>(image.stride) +
                                       static_cast<size_t>(x) * static_cast<size_t>(image.bands) +
                                       static_cast<size_t>(image.band)];
+    return grey;
+}
+} // namespace
+
+long pm_face_search::PM_FACE_FEATURES_ENTRY(const pm_face_image &image, int cell_size, double *largest_difference,
+                                            double *largest_feature) {
+    const dlib::array2d<unsigned char> grey = band_of(image);
+    // dlib's own step, reached through an image type face_features.h does not replace.
+    const dlib::matrix<unsigned char> same = dlib::mat(grey);
+    long compared = 0;
+    *largest_difference = 0;
+    *largest_feature = 0;
+    const std::pair<int, int> paddings[] = {{10, 10}, {1, 1}, {3, 6}};
+    for (const auto &[rows, columns] : paddings) {
+        dlib::array<dlib::array2d<float>> ours, dlibs;
+        dlib::extract_fhog_features(grey, ours, cell_size, rows, columns);
+        dlib::extract_fhog_features(same, dlibs, cell_size, rows, columns);
+        if (ours.size() != dlibs.size()) return -1;
+        for (unsigned long plane = 0; plane < ours.size(); plane++) {
+            if (ours[plane].nr() != dlibs[plane].nr() || ours[plane].nc() != dlibs[plane].nc()) return -1;
+            for (long r = 0; r < ours[plane].nr(); r++)
+                for (long c = 0; c < ours[plane].nc(); c++) {
+                    *largest_difference = std::max(
+                        *largest_difference, static_cast<double>(std::fabs(ours[plane][r][c] - dlibs[plane][r][c])));
+                    *largest_feature = std::max(*largest_feature, static_cast<double>(std::fabs(dlibs[plane][r][c])));
+                    compared++;
+                }
+        }
+    }
+    return compared;
+}
+
+long pm_face_search::PM_FACE_FILTERS_ENTRY(const pm_face_image &image, double *largest_difference,
+                                           double *largest_score) {
+    const dlib::array2d<unsigned char> grey = band_of(image);
     const face_detector &model = prototype();
     long compared = 0;
     *largest_difference = 0;

@@ -95,6 +95,14 @@ int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_
 long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image, double *largest_difference,
                              double *largest_score, char *error, size_t error_size);
 
+/// For tests: the HOG features of `image`'s band at its own size, in cells of `cell_size` pixels,
+/// with the scanner's padding and two others, made by the build `choice`'s feature step
+/// (face_features.h, which replaces dlib's for the images the search reads) and by dlib's own.
+/// Writes the largest difference between the two and the largest feature, and returns how many
+/// features were compared, or -1 with a message (also when the two differ in shape).
+long pm_face_features_compare(pm_face_search_choice choice, const pm_face_image *image, int cell_size,
+                              double *largest_difference, double *largest_feature, char *error, size_t error_size);
+
 /// Means over one cell of an image (pm_face_cells), in 8-bit levels: what Swift plans the search
 /// from (FaceSearchPlan), deciding nothing here.
 typedef struct {
