@@ -129,7 +129,7 @@ struct FaceSearchPlanTests {
         return CellMap(columns: columns, rows: rows, cell: 8, cells: cells)
     }
 
-    @Test("cells: vivid graphics and flat backgrounds are not searched; texture, smooth gradients and grey are; skin is not two vivid colours averaged")
+    @Test("cells: vivid graphics, hues no skin has (sky, foliage) and flat backgrounds are not searched; texture, smooth gradients, grey and every skin hue are; skin is not two vivid colours averaged")
     func cellRules() {
         let vivid = [Cell(red: 255, green: 20, blue: 120, chroma: 235, deviation: 30), Cell(red: 255, green: 230, blue: 0, chroma: 255, deviation: 0),
             Cell(red: 20, green: 230, blue: 255, chroma: 235, deviation: 5)]
@@ -139,6 +139,23 @@ struct FaceSearchPlanTests {
             Cell.grey(90, deviation: 20)] {
             #expect(!cell.isVivid, "\(cell)")
         }
+        // Hues no skin has: a blue sky, foliage, water; not skin in any light, lips, a grey
+        // portrait, or a cell too near grey for its hue to count.
+        for cell in [Cell(red: 90, green: 140, blue: 220, chroma: 130, deviation: 3), Cell(red: 60, green: 120, blue: 40, chroma: 80, deviation: 25),
+            Cell(red: 40, green: 150, blue: 160, chroma: 120, deviation: 12)] {
+            #expect(cell.hasOtherHue, "\(cell)")
+        }
+        for cell in [Cell(red: 224, green: 172, blue: 140, chroma: 90, deviation: 4), Cell(red: 120, green: 70, blue: 50, chroma: 70, deviation: 6),
+            Cell(red: 230, green: 150, blue: 90, chroma: 140, deviation: 8), Cell(red: 200, green: 90, blue: 110, chroma: 110, deviation: 9),
+            Cell(red: 210, green: 200, blue: 60, chroma: 150, deviation: 5), Cell.grey(90, deviation: 20),
+            Cell(red: 100, green: 105, blue: 125, chroma: 25, deviation: 7)] {
+            #expect(!cell.hasOtherHue, "\(cell)")
+        }
+        #expect(Cell(red: 200, green: 90, blue: 110, chroma: 110, deviation: 9).hue.map { abs($0 - 349.1) < 0.1 } == true)
+        #expect(Cell.grey(40).hue == nil)
+        // A textured sky cell is not read; a textured grey one beside it is.
+        let sky = CellMap(columns: 2, rows: 1, cell: 8, cells: [Cell(red: 90, green: 140, blue: 220, chroma: 130, deviation: 9), .grey(140, deviation: 9)])
+        #expect(sky.searchable == [false, true])
         // Skin: a uniform skin tone is; the same mean made of pixels far more colourful is not.
         #expect(Cell(red: 224, green: 172, blue: 140, chroma: 90, deviation: 4).isSkin)
         #expect(!Cell(red: 224, green: 172, blue: 140, chroma: 200, deviation: 60).isSkin)

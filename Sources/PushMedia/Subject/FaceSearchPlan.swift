@@ -72,6 +72,33 @@ public struct FaceSearchPlan: Sendable, Equatable {
 
         /// Whether its pixels are vivid graphics (``CellMap/vividChroma``): no lit face is.
         public var isVivid: Bool { chroma > CellMap.vividChroma }
+
+        /// The hue of its mean colour in degrees (0 red, 120 green, 240 blue); nil when the mean
+        /// is grey.
+        public var hue: Double? {
+            let most = max(red, green, blue)
+            let spread = most - min(red, green, blue)
+            guard spread > 0 else { return nil }
+            let sixths: Double
+            if most == red {
+                sixths = (green - blue) / spread
+            } else if most == green {
+                sixths = (blue - red) / spread + 2
+            } else {
+                sixths = (red - green) / spread + 4
+            }
+            let degrees = sixths * 60
+            return degrees < 0 ? degrees + 360 : degrees
+        }
+
+        /// Whether its mean is clearly a colour no skin has (``CellMap/otherHueChroma`` from grey,
+        /// a hue outside ``CellMap/skinHueFrom``–``CellMap/skinHueTo``): sky, foliage, water, a blue
+        /// or green backdrop. Grey cells (a black-and-white portrait) and every red, orange and
+        /// yellow are not.
+        public var hasOtherHue: Bool {
+            guard max(red, green, blue) - min(red, green, blue) >= CellMap.otherHueChroma, let hue else { return false }
+            return hue > CellMap.skinHueTo && hue < CellMap.skinHueFrom
+        }
     }
 
     /// The cells of an image (squares of ``FaceDetector/cell`` pixels) that look like skin, for the
@@ -85,8 +112,8 @@ public struct FaceSearchPlan: Sendable, Equatable {
         public var cell: Double
         /// Row by row, `columns * rows` of them: cells that look like skin.
         public var skin: [Bool]
-        /// Row by row: cells that could be part of a face, neither flat (a plain background) nor
-        /// vivid (saturated graphics).
+        /// Row by row: cells that could be part of a face: not flat (a plain background), not vivid
+        /// (saturated graphics), not of a hue no skin has (sky, foliage).
         public var searchable: [Bool]
 
         /// Mean per-pixel chroma above which a cell is vivid graphics: skin tones are ~70–130,
@@ -95,6 +122,14 @@ public struct FaceSearchPlan: Sendable, Equatable {
         public static let vividChroma = 170.0
         /// How much more colourful than their mean a cell's pixels may be and still be skin.
         public static let mixedChroma = 40.0
+        /// Hues of skin in any light, warm or cool white balance, an arc across red: from
+        /// ``skinHueFrom`` through 360 (0) to ``skinHueTo`` degrees. Skin lies near 10–40, lips
+        /// and flushed cheeks near 350, skin under warm light up to ~55.
+        public static let skinHueFrom = 330.0
+        public static let skinHueTo = 70.0
+        /// Distance of a cell's mean from grey (max − min of its mean colour) from which its hue
+        /// counts: skin's means are 30–90 levels from grey, a grey cell's hue is noise.
+        public static let otherHueChroma = 30.0
         /// Standard deviation under which a cell is flat, when its neighbours' means are also
         /// within ``flatStep`` of its own (a smooth gradient, an enlarged face, is not flat).
         public static let flatDeviation = 1.0
@@ -117,7 +152,7 @@ public struct FaceSearchPlan: Sendable, Equatable {
             skin = cells.map(\.isSkin)
             searchable = cells.indices.map { at in
                 let here = cells[at]
-                guard !here.isVivid else { return false }
+                guard !here.isVivid, !here.hasOtherHue else { return false }
                 guard here.deviation < Self.flatDeviation else { return true }
                 // Flat, unless a neighbour's mean differs: a smooth gradient.
                 let x = at % columns
