@@ -25,30 +25,19 @@
 #include <cstring>
 #include <vector>
 
+#include "face_vectors.h"
+
 namespace dlib {
 namespace impl_fhog {
 
 namespace pm_features {
-// A vector register's lanes: eight in the AVX2 build, four (SSE) in the portable one.
-#ifdef DLIB_HAVE_AVX
-constexpr int width = 8;
-#else
-constexpr int width = 4;
-#endif
-typedef float floats __attribute__((vector_size(width * sizeof(float)), aligned(alignof(float))));
-typedef int32_t ints __attribute__((vector_size(width * sizeof(int32_t)), aligned(alignof(int32_t))));
-typedef uint8_t bytes __attribute__((vector_size(width), aligned(1)));
+using namespace pm_vectors;
 
 // dlib's unit vectors for the nine orientations (and their opposites: 18 bins), as it rounds them.
 constexpr double direction_x[9] = {1.0000, 0.9397, 0.7660, 0.500, 0.1736, -0.1736, -0.5000, -0.7660, -0.9397};
 constexpr double direction_y[9] = {0.0000, 0.3420, 0.6428, 0.8660, 0.9848, 0.9848, 0.8660, 0.6428, 0.3420};
 constexpr int bins = 18;
 
-inline ints load_bytes(const uint8_t *p) {
-    bytes b;
-    std::memcpy(&b, p, sizeof b);
-    return __builtin_convertvector(b, ints);
-}
 // A cast between vector types of one size keeps the bits (GCC's and clang's vector extension).
 inline floats select(ints mask, floats a, floats b) { return (floats)(((ints)a & mask) | ((ints)b & ~mask)); }
 inline ints select(ints mask, ints a, ints b) { return (a & mask) | (b & ~mask); }

@@ -67,6 +67,7 @@ long compare_features_avx2(const pm_face_image &image, int cell_size, double *la
 #include <vector>
 
 #include "face_features.h"
+#include "face_vectors.h"
 
 // dlib's step that scores every window of one pyramid level (apply_filters_to_fhog), replaced for
 // this detector's filter bank. dlib runs each of a detector's ~60 separable filters as two passes
@@ -81,20 +82,7 @@ namespace dlib {
 namespace impl {
 
 namespace pm_filters {
-// A vector register's floats: eight in the AVX2 build, four (SSE) in the portable one.
-#ifdef DLIB_HAVE_AVX
-constexpr long width = 8;
-#else
-constexpr long width = 4;
-#endif
-typedef float lanes __attribute__((vector_size(width * sizeof(float)), aligned(alignof(float))));
-inline lanes load(const float *p) {
-    lanes v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-inline void store(float *p, lanes v) { std::memcpy(p, &v, sizeof v); }
-inline lanes broadcast(float f) { return lanes{} + f; }
+using namespace pm_vectors;
 
 // The filters' length across and down in dlib's face model (its 80 px window in 8 px cells, with
 // dlib's padding). A bank of another size is scored by dlib's own step.
@@ -112,10 +100,10 @@ inline void across(const float *in, float *to, long cols, const float *weights) 
         }
         return;
     }
-    lanes w[taps];
+    floats w[taps];
     for (long n = 0; n < taps; n++) w[n] = broadcast(weights[n]);
     auto vector_at = [&](long c) {
-        lanes sum = load(in + c) * w[0];
+        floats sum = load(in + c) * w[0];
         for (long n = 1; n < taps; n++) sum += load(in + c + n) * w[n];
         store(to + c, sum);
     };
@@ -127,13 +115,13 @@ inline void across(const float *in, float *to, long cols, const float *weights) 
 // The rows of `rowed` (out_rows + taps - 1 of them, `stride` floats apart) filtered down and
 // added to `sums` (out_rows rows, the same stride): whole vectors, `stride` a multiple of `width`.
 inline void down_add(const float *rowed, float *sums, long out_rows, long stride, const float *weights) {
-    lanes w[taps];
+    floats w[taps];
     for (long m = 0; m < taps; m++) w[m] = broadcast(weights[m]);
     for (long r = 0; r < out_rows; r++) {
         float *to = sums + r * stride;
         const float *from = rowed + r * stride;
         for (long c = 0; c < stride; c += width) {
-            lanes sum = load(to + c);
+            floats sum = load(to + c);
             for (long m = 0; m < taps; m++) sum += load(from + m * stride + c) * w[m];
             store(to + c, sum);
         }
