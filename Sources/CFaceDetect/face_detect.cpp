@@ -110,6 +110,27 @@ auto with_build(pm_face_search_choice choice, char *error, size_t error_size, Po
     return -1;
 }
 
+/// The AVX2 build's `call` where there is one (x86-64). Elsewhere there is none, the call is not
+/// compiled, and pm_face_search_build never picks that build, so the -1 is never returned.
+#if defined(__x86_64__)
+#define PM_AVX2_BUILD(call) (call)
+#else
+#define PM_AVX2_BUILD(call) (-1)
+#endif
+
+/// The comparisons' way in (with_build): the count `portable` or `avx2` returns, or -1 with
+/// `differ` when it found the two steps' outputs of different shapes.
+template <typename Portable, typename AVX2>
+long compare_in_build(pm_face_search_choice choice, const char *differ, char *error, size_t error_size,
+                      Portable portable, AVX2 avx2) {
+    auto reported = [&](long compared) {
+        if (compared < 0) set_error(error, error_size, differ);
+        return compared;
+    };
+    return with_build(
+        choice, error, error_size, [&] { return reported(portable()); }, [&] { return reported(avx2()); });
+}
+
 } // namespace
 
 extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, long search_area,
@@ -124,11 +145,8 @@ extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_
         choice, error, error_size,
         [&] { return pm_face_search::search_portable(*image, search_area, faces, capacity, searched_width, searched_height); },
         [&] {
-#if defined(__x86_64__)
-            return pm_face_search::search_avx2(*image, search_area, faces, capacity, searched_width, searched_height);
-#else
-            return -1;
-#endif
+            return PM_AVX2_BUILD(
+                pm_face_search::search_avx2(*image, search_area, faces, capacity, searched_width, searched_height));
         });
 }
 
@@ -151,11 +169,8 @@ extern "C" int pm_detect_faces_in_regions_with(pm_face_search_choice choice, con
         choice, error, error_size,
         [&] { return pm_face_search::search_regions_portable(*image, regions, region_count, scale, faces, capacity); },
         [&] {
-#if defined(__x86_64__)
-            return pm_face_search::search_regions_avx2(*image, regions, region_count, scale, faces, capacity);
-#else
-            return -1;
-#endif
+            return PM_AVX2_BUILD(
+                pm_face_search::search_regions_avx2(*image, regions, region_count, scale, faces, capacity));
         });
 }
 
@@ -166,14 +181,6 @@ extern "C" int pm_detect_faces_in_regions(const pm_face_image *image, const pm_f
                                            capacity, error, error_size);
 }
 
-namespace {
-// A comparison's count, or -1 with `message` when it found the two steps' outputs of different shapes.
-long compared_or(long compared, const char *message, char *error, size_t error_size) {
-    if (compared < 0) set_error(error, error_size, message);
-    return compared;
-}
-} // namespace
-
 extern "C" long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image,
                                        double *largest_difference, double *largest_score, char *error,
                                        size_t error_size) {
@@ -181,21 +188,10 @@ extern "C" long pm_face_filters_compare(pm_face_search_choice choice, const pm_f
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
-    const char *differ = "the two steps scored different areas";
-    return with_build(
-        choice, error, error_size,
-        [&] {
-            return compared_or(pm_face_search::compare_filters_portable(*image, largest_difference, largest_score),
-                               differ, error, error_size);
-        },
-        [&] {
-#if defined(__x86_64__)
-            return compared_or(pm_face_search::compare_filters_avx2(*image, largest_difference, largest_score), differ,
-                               error, error_size);
-#else
-            return -1L;
-#endif
-        });
+    return compare_in_build(
+        choice, "the two steps scored different areas", error, error_size,
+        [&] { return pm_face_search::compare_filters_portable(*image, largest_difference, largest_score); },
+        [&] { return PM_AVX2_BUILD(pm_face_search::compare_filters_avx2(*image, largest_difference, largest_score)); });
 }
 
 extern "C" long pm_face_features_compare(pm_face_search_choice choice, const pm_face_image *image, int cell_size,
@@ -205,22 +201,14 @@ extern "C" long pm_face_features_compare(pm_face_search_choice choice, const pm_
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
-    const char *differ = "the two steps made features of different shapes";
-    return with_build(
-        choice, error, error_size,
+    return compare_in_build(
+        choice, "the two steps made features of different shapes", error, error_size,
         [&] {
-            return compared_or(
-                pm_face_search::compare_features_portable(*image, cell_size, largest_difference, largest_feature),
-                differ, error, error_size);
+            return pm_face_search::compare_features_portable(*image, cell_size, largest_difference, largest_feature);
         },
         [&] {
-#if defined(__x86_64__)
-            return compared_or(
-                pm_face_search::compare_features_avx2(*image, cell_size, largest_difference, largest_feature), differ,
-                error, error_size);
-#else
-            return -1L;
-#endif
+            return PM_AVX2_BUILD(
+                pm_face_search::compare_features_avx2(*image, cell_size, largest_difference, largest_feature));
         });
 }
 
