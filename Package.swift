@@ -2,13 +2,18 @@
 import PackageDescription
 
 // `PUSHMEDIA_SANITIZE_C=1` (scripts/test sets it, so CI's test build has it) builds PushMedia's
-// own C, the code that reads untrusted bytes (CPushMediaShims: the GIF decoder and writer, the
-// LZW coder, the JPEG reduce, the FFmpeg loops; CResample), with AddressSanitizer and
+// own C and C++, the code that reads untrusted bytes (CPushMediaShims: the GIF decoder and writer,
+// the LZW coder, the JPEG reduce, the FFmpeg loops; CResample) and the face search's own loops over
+// decoded pixels (CFaceDetect: the cell map, the proxy, the HOG features, the filters; dlib's
+// templates compiled there too, libdlib.a not), with AddressSanitizer and
 // UndefinedBehaviorSanitizer, and links ASan's runtime (which carries UBSan's) into every
 // program. Swift code, the face model and the libraries stay as they are. Any report stops the
 // process; scripts/test fails when one was written (docs/security.md). Release builds never set it.
 let sanitizeC = Context.environment["PUSHMEDIA_SANITIZE_C"] == "1"
 let sanitizerCFlags: [CSetting] =
+    sanitizeC
+    ? [.unsafeFlags(["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"])] : []
+let sanitizerCXXFlags: [CXXSetting] =
     sanitizeC
     ? [.unsafeFlags(["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"])] : []
 let sanitizerLinkFlags: [LinkerSetting] = sanitizeC ? [.unsafeFlags(["-sanitize=address"])] : []
@@ -81,8 +86,8 @@ let package = Package(
             dependencies: ["CResample"],
             // dlib's detector is templates compiled here: unoptimised (debug builds) a search takes
             // seconds instead of milliseconds, so this target is always optimised.
-            cxxSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary(":libdlib.a")]
+            cxxSettings: [.unsafeFlags(["-O2"])] + sanitizerCXXFlags,
+            linkerSettings: [.linkedLibrary(":libdlib.a")] + sanitizerLinkFlags
         ),
 
         // The shared vocabulary: manifest, profile, error codes, clip rects. Pure Swift, no I/O.
