@@ -65,7 +65,8 @@ bool cpu_has_avx2() {
 } // namespace
 
 const std::string &pm_face_search::serialized_model() {
-    static const std::string model = embedded_model();
+    // Never freed (face_search.h, prototype()).
+    static const std::string &model = *new std::string(embedded_model());
     return model;
 }
 

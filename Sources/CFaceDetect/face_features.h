@@ -65,10 +65,11 @@ inline ints bin_of(floats gx, floats gy) {
 
 // The bin of every gradient a byte image can have (both differences from -255 to 255), made once
 // per process by bin_of: a byte each, 511 x 511, indexed (gy + 255) * 511 + gx + 255. Looking a
-// bin up costs a load where bin_of costs ~90 vector operations per vector of pixels.
+// bin up costs a load where bin_of costs ~90 vector operations per vector of pixels. Never
+// freed (face_search.h, prototype()): a search may still read it while the process exits.
 constexpr int gradient_span = 511;
 inline const std::vector<uint8_t> &bins_table() {
-    static const std::vector<uint8_t> table = [] {
+    static const std::vector<uint8_t> &table = *new std::vector<uint8_t>([] {
         std::vector<uint8_t> bins(static_cast<size_t>(gradient_span) * gradient_span);
         for (int gy = -255; gy <= 255; gy++)
             for (int gx = -255; gx <= 255; gx += width) {
@@ -79,7 +80,7 @@ inline const std::vector<uint8_t> &bins_table() {
                     bins[static_cast<size_t>((gy + 255) * gradient_span + gx + i + 255)] = static_cast<uint8_t>(bin[i]);
             }
         return bins;
-    }();
+    }());
     return table;
 }
 

@@ -205,15 +205,18 @@ using face_detector = dlib::object_detector<dlib::scan_fhog_pyramid<dlib::pyrami
 
 // Once per process (thread-safe static initialisation; retried if it threw), with the feature
 // step's table of orientations, so a process that loads the model before it forks (the item
-// processes' fork server) makes both once.
+// processes' fork server) makes both once. Never freed, like the table and the serialised model:
+// `exit` runs the destructors of function-local statics on the thread that calls it, while other
+// threads may still search or load (an item process told to stop while it loads the model, an
+// item past its deadline in `process --in-process`); they would read freed memory.
 const face_detector &prototype() {
-    static const face_detector instance = [] {
+    static const face_detector &instance = *new face_detector([] {
         dlib::impl_fhog::pm_features::bins_table();
         face_detector detector;
         std::istringstream model(pm_face_search::serialized_model());
         dlib::deserialize(detector, model);
         return detector;
-    }();
+    }());
     return instance;
 }
 

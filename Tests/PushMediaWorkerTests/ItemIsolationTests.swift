@@ -131,6 +131,29 @@ struct ItemIsolationTests {
         #expect(manifest.items.filter { $0.source != "img002.jpg" }.allSatisfy { $0.status == .ok })
     }
 
+    @Test("an item process whose input ends while it still starts libvips and the face model waits for them, then exits 0")
+    func endsAfterItsPreparation() async throws {
+        let folder = try Support.temporaryFolder()
+        let gate = try ItemGate(in: folder, holding: ["prepare"])
+        // Its input is a socket of its own, made close-on-exec, so that no other process a test
+        // starts meanwhile holds this end open (then the input would never end).
+        var ends: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+        let input = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        let run = try BackgroundProcess(Support.pushmedia, ["item-process"], in: folder, name: "item", environment: gate.environment, input: input)
+        try input.close()
+        #expect(await run.wait(seconds: 300) { gate.isHeld("prepare") }, "\(run.error)")
+        close(ends[1])
+        // The process read the end of its input while its preparation is held: were it to exit
+        // now, `exit` would free the face model's statics under the preparing thread.
+        #expect(await run.wait(seconds: 300) { gate.hasReached("item-process-input-ended") }, "\(run.error)")
+        #expect(run.process.isRunning && !gate.hasReached("prepared"))
+        gate.open("prepare")
+        let status = await run.exitStatus(within: 300)
+        #expect(run.process.terminationReason == .exit && status == 0, "\(status) \(run.error)")
+        #expect(gate.hasReached("prepared"), "the process exited before its preparation ended")
+    }
+
     @Test("an item that loops forever, past every deadline check, is killed at its hard deadline and fails timeout")
     func spinningItemIsKilledAtItsDeadline() async throws {
         let folder = try Support.temporaryFolder()

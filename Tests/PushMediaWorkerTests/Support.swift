@@ -9,7 +9,9 @@ final class BackgroundProcess: @unchecked Sendable {
     let outputFile: URL
     let errorFile: URL
 
-    init(_ executable: String, _ arguments: [String], in folder: URL, name: String, environment: [String: String]? = nil) throws {
+    /// `input` is the process's standard input (the null device when nil).
+    init(_ executable: String, _ arguments: [String], in folder: URL, name: String, environment: [String: String]? = nil,
+         input: FileHandle? = nil) throws {
         outputFile = folder.appendingPathComponent("\(name).out")
         errorFile = folder.appendingPathComponent("\(name).err")
         FileManager.default.createFile(atPath: outputFile.path, contents: nil)
@@ -19,7 +21,7 @@ final class BackgroundProcess: @unchecked Sendable {
         if let environment { process.environment = environment }
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
     }
 
@@ -233,4 +235,7 @@ struct ItemGate {
 
     /// Lets `source` go on.
     func open(_ source: String) { FileManager.default.createFile(atPath: file(source, ".go"), contents: nil) }
+
+    /// True once the process passed the step `name` (the debug build's `TestHooks.mark`).
+    func hasReached(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name, ".reached")) }
 }

@@ -11,7 +11,9 @@ import Foundation
 ///   source is listed creates `GATE/NAME.held` before its work starts and waits until
 ///   `GATE/NAME.go` exists (NAME is the source with every `/` made `_`).
 ///   The `.held` file holds the id of the process the item runs in (an item process, or
-///   `process --in-process` itself), for a test to kill it there.
+///   `process --in-process` itself), for a test to kill it there. Steps other than items are
+///   held the same way under their own names (``hold(_:)``: `prepare`, libvips' and the face
+///   model's start), and some say they were passed (``mark(_:)``: `GATE/NAME.reached`).
 /// - A crash: an item whose source is listed in `PUSHMEDIA_TEST_CRASH` (comma-separated) raises
 ///   SIGSEGV when its work starts, as a decoder that crashes on that file every time would.
 /// - A spin: an item listed in `PUSHMEDIA_TEST_SPIN` loops forever, checking no deadline, as a
@@ -19,7 +21,7 @@ import Foundation
 /// - A runaway allocation: an item listed in `PUSHMEDIA_TEST_ALLOCATE` allocates and touches
 ///   64 MB blocks without end, as a decoder trusting a hostile size would, and aborts when an
 ///   allocation fails (as Swift's runtime does).
-enum TestHooks {
+public enum TestHooks {
     private static let environment = ProcessInfo.processInfo.environment
     static let gate = environment["PUSHMEDIA_TEST_GATE"]
     static let held = sources("PUSHMEDIA_TEST_HOLD")
@@ -49,10 +51,22 @@ enum TestHooks {
                 memset(block, 1, 64 << 20)
             }
         }
-        guard let gate, held.contains(source) else { return }
-        let name = gate + "/" + source.replacingOccurrences(of: "/", with: "_")
-        FileManager.default.createFile(atPath: name + ".held", contents: Data("\(getpid())".utf8))
-        while !FileManager.default.fileExists(atPath: name + ".go") { usleep(20_000) }
+        hold(source)
+    }
+
+    /// Holds the step `name` (an item's source, or a step's name) at the gate when the test
+    /// lists it in `PUSHMEDIA_TEST_HOLD`: `GATE/NAME.held`, then a wait for `GATE/NAME.go`.
+    public static func hold(_ name: String) {
+        guard let gate, held.contains(name) else { return }
+        let path = gate + "/" + name.replacingOccurrences(of: "/", with: "_")
+        FileManager.default.createFile(atPath: path + ".held", contents: Data("\(getpid())".utf8))
+        while !FileManager.default.fileExists(atPath: path + ".go") { usleep(20_000) }
+    }
+
+    /// Says the step `name` was passed, when there is a gate: creates `GATE/NAME.reached`.
+    public static func mark(_ name: String) {
+        guard let gate else { return }
+        FileManager.default.createFile(atPath: gate + "/" + name + ".reached", contents: Data("\(getpid())".utf8))
     }
 }
 #endif

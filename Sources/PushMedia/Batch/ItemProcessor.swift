@@ -29,6 +29,10 @@ public struct ItemProcessor: Sendable {
     /// Starts libvips and, for `crop: smart`, loads the face model, on this thread (the item
     /// processes' fork server does it once, before it forks any).
     public static func prepareNow(for profile: Profile) {
+        #if DEBUG
+        TestHooks.hold("prepare")
+        defer { TestHooks.mark("prepared") }
+        #endif
         Vips.setEnvironment()
         guard (try? Vips.start()) != nil else { return }
         if profile.crop == .smart { FaceDetector.loadModel() }

@@ -37,12 +37,21 @@ public enum ItemProcessServer {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         watchParent()
-        // libvips and the face model start while the first request is on its way.
-        ItemProcessor.prepare(for: .default, in: DispatchGroup())
+        // libvips and the face model start while the first request is on its way. The process
+        // ends only once they have: `exit` frees what a library made for the process's life
+        // while that thread may still be making it (the face model, read after its free).
+        let prepared = DispatchGroup()
+        ItemProcessor.prepare(for: .default, in: prepared)
+        defer { prepared.wait() }
         while true {
             let frame: Data
             do {
-                guard let read = try ItemFrames.read(from: STDIN_FILENO) else { return 0 }
+                guard let read = try ItemFrames.read(from: STDIN_FILENO) else {
+                    #if DEBUG
+                    TestHooks.mark("item-process-input-ended")
+                    #endif
+                    return 0
+                }
                 frame = read
             } catch {
                 logger.error("item process: the supervisor's stream broke", metadata: ["error": "\(error)"])
