@@ -138,7 +138,7 @@ struct ItemIsolationTests {
         // Its input is a socket of its own, made close-on-exec, so that no other process a test
         // starts meanwhile holds this end open (then the input would never end).
         var ends: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
         let input = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
         let run = try BackgroundProcess(Support.pushmedia, ["item-process"], in: folder, name: "item", environment: gate.environment, input: input)
         try input.close()

@@ -58,7 +58,7 @@ public enum TestHooks {
     /// lists it in `PUSHMEDIA_TEST_HOLD`: `GATE/NAME.held`, then a wait for `GATE/NAME.go`.
     public static func hold(_ name: String) {
         guard let gate, held.contains(name) else { return }
-        let path = gate + "/" + name.replacingOccurrences(of: "/", with: "_")
+        let path = path(of: name, in: gate)
         FileManager.default.createFile(atPath: path + ".held", contents: Data("\(getpid())".utf8))
         while !FileManager.default.fileExists(atPath: path + ".go") { usleep(20_000) }
     }
@@ -66,7 +66,12 @@ public enum TestHooks {
     /// Says the step `name` was passed, when there is a gate: creates `GATE/NAME.reached`.
     public static func mark(_ name: String) {
         guard let gate else { return }
-        FileManager.default.createFile(atPath: gate + "/" + name + ".reached", contents: Data("\(getpid())".utf8))
+        FileManager.default.createFile(atPath: path(of: name, in: gate) + ".reached", contents: Data("\(getpid())".utf8))
+    }
+
+    /// `GATE/NAME` for the step `name`, every `/` of it made `_` (as the tests' `ItemGate` names it).
+    private static func path(of name: String, in gate: String) -> String {
+        gate + "/" + name.replacingOccurrences(of: "/", with: "_")
     }
 }
 #endif
