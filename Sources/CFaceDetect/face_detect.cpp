@@ -159,27 +159,28 @@ extern "C" int pm_detect_faces(const pm_face_image *image, long search_area, pm_
 
 extern "C" int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_image *image,
                                                const pm_face_region *regions, int region_count, double scale,
-                                               pm_face_box *faces, int capacity, char *error, size_t error_size) {
+                                               int levels, pm_face_box *faces, int capacity, char *error,
+                                               size_t error_size) {
     if (!readable(image) ||
-        region_count < 0 || (region_count > 0 && !regions) || !(scale > 0) || scale > 16 || capacity < 0 ||
+        region_count < 0 || (region_count > 0 && !regions) || !(scale > 0) || scale > 16 || levels < 0 || capacity < 0 ||
         (capacity > 0 && !faces)) {
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
     return with_build(
         choice, error, error_size,
-        [&] { return pm_face_search::search_regions_portable(*image, regions, region_count, scale, faces, capacity); },
+        [&] { return pm_face_search::search_regions_portable(*image, regions, region_count, scale, levels, faces, capacity); },
         [&] {
             return PM_AVX2_BUILD(
-                pm_face_search::search_regions_avx2(*image, regions, region_count, scale, faces, capacity));
+                pm_face_search::search_regions_avx2(*image, regions, region_count, scale, levels, faces, capacity));
         });
 }
 
 extern "C" int pm_detect_faces_in_regions(const pm_face_image *image, const pm_face_region *regions, int region_count,
-                                          double scale, pm_face_box *faces, int capacity, char *error,
+                                          double scale, int levels, pm_face_box *faces, int capacity, char *error,
                                           size_t error_size) {
-    return pm_detect_faces_in_regions_with(PM_FACE_SEARCH_AUTOMATIC, image, regions, region_count, scale, faces,
-                                           capacity, error, error_size);
+    return pm_detect_faces_in_regions_with(PM_FACE_SEARCH_AUTOMATIC, image, regions, region_count, scale, levels,
+                                           faces, capacity, error, error_size);
 }
 
 extern "C" long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image,

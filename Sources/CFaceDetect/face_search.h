@@ -28,10 +28,10 @@ int search_avx2(const pm_face_image &image, long search_area, pm_face_box *faces
 /// The search of given regions at a scale, as pm_detect_faces_in_regions reports it (its checks
 /// already made). Throws what dlib or the allocator throws.
 int search_regions_portable(const pm_face_image &image, const pm_face_region *regions, int region_count,
-                            double scale, pm_face_box *faces, int capacity);
+                            double scale, int levels, pm_face_box *faces, int capacity);
 #if defined(__x86_64__)
 int search_regions_avx2(const pm_face_image &image, const pm_face_region *regions, int region_count,
-                        double scale, pm_face_box *faces, int capacity);
+                        double scale, int levels, pm_face_box *faces, int capacity);
 #endif
 
 /// For tests (pm_face_filters_compare): the window scores of the features of `image`'s band, as
@@ -225,6 +225,22 @@ face_detector &detector() {
     thread_local face_detector instance = prototype();
     return instance;
 }
+
+// The thread's detector (detector()) searching at most `levels` levels of its pyramid, the finest
+// first (0: every level that holds the window), for as long as this lives; its own count after.
+struct levelled {
+    face_detector &detector = ::detector();
+    using scanner_type = std::remove_const_t<std::remove_reference_t<decltype(detector.get_scanner())>>;
+    // The detector's own scanner: a search loads its image there, so it is not const in use.
+    scanner_type &scanner = const_cast<scanner_type &>(detector.get_scanner());
+    const unsigned long all = scanner.get_max_pyramid_levels();
+    explicit levelled(int levels) {
+        if (levels > 0) scanner.set_max_pyramid_levels(static_cast<unsigned long>(levels));
+    }
+    ~levelled() { scanner.set_max_pyramid_levels(all); }
+    levelled(const levelled &) = delete;
+    levelled &operator=(const levelled &) = delete;
+};
 
 // dlib reports windows scoring above 0. On the face set (Benchmarks/faces.py) every true face
 // scores at least 0.35 and the few false ones (a sleeve, a flag patch) stay under 0.1, where
@@ -506,7 +522,8 @@ std::vector<unsigned char> enlarge(const pm_face_image &image, const pm_face_reg
 } // namespace
 
 int pm_face_search::PM_FACE_REGIONS_ENTRY(const pm_face_image &image, const pm_face_region *regions, int region_count,
-                                          double scale, pm_face_box *faces, int capacity) {
+                                          double scale, int levels, pm_face_box *faces, int capacity) {
+    levelled searcher(levels);
     // Collected as dlib's type, not pm_face_box: a std::vector of a type both builds share would
     // be one template instance compiled twice, the AVX2 copy possibly kept for both.
     std::vector<dlib::rect_detection> all;
@@ -534,7 +551,7 @@ int pm_face_search::PM_FACE_REGIONS_ENTRY(const pm_face_image &image, const pm_f
                 soften(part.pixels + part.band, part.width, part.height, part.stride, part.bands, proxy);
         }
         std::vector<dlib::rect_detection> found;
-        detector()(proxy, found, minimum_score);
+        searcher.detector(proxy, found, minimum_score);
         const double across = static_cast<double>(region.width) / width, down = static_cast<double>(region.height) / height;
         for (dlib::rect_detection d : found) {
             const dlib::rectangle r = d.rect;

@@ -1,3 +1,4 @@
+import Foundation
 import PushMediaModel
 import Testing
 
@@ -9,15 +10,20 @@ import Testing
 struct FaceSearchPlanTests {
     typealias CellMap = FaceSearchPlan.CellMap
 
-    /// A map of `columns`×`rows` cells of `cell` px with skin in the given cell rects.
-    static func map(_ columns: Int, _ rows: Int, cell: Double = 8, skin: [PixelRect]) -> CellMap {
-        var cells = [Bool](repeating: false, count: columns * rows)
-        for rect in skin {
-            for y in rect.y..<(rect.y + rect.height) {
-                for x in rect.x..<(rect.x + rect.width) { cells[y * columns + x] = true }
+    /// A map of `columns`×`rows` cells of `cell` px with skin in the given cell rects, searchable
+    /// (a photo) in `photo`'s cell rects, or everywhere when nil.
+    static func map(_ columns: Int, _ rows: Int, cell: Double = 8, skin: [PixelRect], photo: [PixelRect]? = nil) -> CellMap {
+        func mask(_ rects: [PixelRect]) -> [Bool] {
+            var cells = [Bool](repeating: false, count: columns * rows)
+            for rect in rects {
+                for y in rect.y..<(rect.y + rect.height) {
+                    for x in rect.x..<(rect.x + rect.width) { cells[y * columns + x] = true }
+                }
             }
+            return cells
         }
-        return CellMap(columns: columns, rows: rows, cell: cell, skin: cells, searchable: cells)
+        let searchable = photo.map(mask) ?? [Bool](repeating: true, count: columns * rows)
+        return CellMap(columns: columns, rows: rows, cell: cell, skin: mask(skin), searchable: searchable)
     }
 
     @Test("skin tones, light and dark, are skin; saturated graphics, grey and black are not")
@@ -32,23 +38,62 @@ struct FaceSearchPlanTests {
         }
     }
 
-    @Test("a group on one side of a banner: its region, grown by the margin, at the scale a 40 px source face needs")
+    @Test("a group on one side of a banner: its skin's box, at the scale a 40 px source face needs")
     func oneGroup() throws {
         // A 1800×600 decode of a 2400×800 banner: 40 px of the source is 30 px here.
         let skin = Self.map(225, 75, skin: [PixelRect(x: 180, y: 20, width: 30, height: 20)])
         let first = 1162.0 / 1800  // the 450,000 px proxy of a 3:1 image
         let plan = try #require(FaceSearchPlan.plan(cells: skin, image: PixelSize(width: 1800, height: 600), firstScale: first, smallestFace: 30))
-        #expect(plan.regions == [PixelRect(x: 178 * 8, y: 18 * 8, width: 34 * 8, height: 24 * 8)])
+        #expect(plan.regions == [PixelRect(x: 180 * 8, y: 20 * 8, width: 30 * 8, height: 20 * 8)])
         #expect(abs(plan.scale - 80.0 / 30) < 1e-9)
+        // Its pyramid, 3/4 a level from 80/30, stops above the first search's scale: 2.67, 2,
+        // 1.5, 1.13 and 0.84 (0.63 was read by the first search).
+        #expect(plan.levels == 5)
     }
 
-    @Test("regions that overlap once grown are searched as one; regions stay disjoint")
+    @Test("the second look reads skin only where the first look reads: a skin-toned edge of graphics (a line, a disc's outline) is not searched")
+    func skinInPhotoOnly() throws {
+        // A 1800×600 decode: a photo in the left 75×75 cells with a group's skin in it, and
+        // skin-toned lines (too thin for the first look's dense blocks) across the graphics.
+        let photo = PixelRect(x: 0, y: 0, width: 75, height: 75)
+        let group = PixelRect(x: 20, y: 30, width: 30, height: 6)
+        let lines = [PixelRect(x: 100, y: 10, width: 120, height: 1), PixelRect(x: 150, y: 0, width: 1, height: 75)]
+        let size = PixelSize(width: 1800, height: 600)
+        let first = FaceDetector.proxyScale(of: size)
+        let map = Self.map(225, 75, skin: [group] + lines, photo: [photo] + lines)
+        let plan = try #require(FaceSearchPlan.plan(cells: map, image: size, firstScale: first, smallestFace: 30, budget: 10_000_000))
+        #expect(plan.regions == [PixelRect(x: 20 * 8, y: 30 * 8, width: 30 * 8, height: 6 * 8)])
+        // The lines alone: no second look.
+        let graphics = Self.map(225, 75, skin: lines, photo: [photo] + lines)
+        #expect(FaceSearchPlan.plan(cells: graphics, image: size, firstScale: first, smallestFace: 30) == nil)
+    }
+
+    @Test("the second look's levels: every one finer than the first search's scale, and no coarser one")
+    func levels() {
+        #expect(FaceSearchPlan.levels(from: 2, above: 1) == 3)  // 2, 1.5, 1.125; not 0.84
+        #expect(FaceSearchPlan.levels(from: 1.21, above: 1) == 1)
+        #expect(FaceSearchPlan.levels(from: 4, above: 0.75) == 6)  // 4 · 0.75^5 = 0.95; 0.75^6 · 4 = 0.71
+        var rng = CropGeometryTests.SeededRandom(state: 77)
+        for _ in 0..<1000 {
+            let coarsest = Double.random(in: 0.05...2, using: &rng)
+            let scale = coarsest * Double.random(in: 1.2...40, using: &rng)
+            let levels = FaceSearchPlan.levels(from: scale, above: coarsest)
+            #expect(levels >= 1)
+            #expect(scale * pow(FaceSearchPlan.pyramidStep, Double(levels - 1)) > coarsest)
+            #expect(scale * pow(FaceSearchPlan.pyramidStep, Double(levels)) <= coarsest)
+        }
+    }
+
+    @Test("areas whose boxes overlap are searched as one; regions stay disjoint")
     func merging() throws {
-        let skin = Self.map(100, 50, skin: [PixelRect(x: 10, y: 10, width: 5, height: 5), PixelRect(x: 17, y: 10, width: 5, height: 5),
-            PixelRect(x: 60, y: 30, width: 4, height: 4)])
+        // A square, an L whose box overlaps it (its cells do not touch the square's), and a
+        // square apart.
+        let skin = Self.map(100, 50, skin: [PixelRect(x: 10, y: 10, width: 5, height: 5), PixelRect(x: 12, y: 16, width: 8, height: 1),
+            PixelRect(x: 19, y: 9, width: 1, height: 8), PixelRect(x: 60, y: 30, width: 4, height: 4)])
         let plan = try #require(FaceSearchPlan.plan(cells: skin, image: PixelSize(width: 800, height: 400), firstScale: 1, smallestFace: 20))
         #expect(plan.regions.count == 2)
-        #expect(plan.regions.contains(PixelRect(x: 8 * 8, y: 8 * 8, width: 16 * 8, height: 9 * 8)))
+        #expect(plan.regions.contains(PixelRect(x: 10 * 8, y: 9 * 8, width: 10 * 8, height: 8 * 8)))
+        #expect(plan.regions.contains(PixelRect(x: 60 * 8, y: 30 * 8, width: 4 * 8, height: 4 * 8)))
     }
 
     @Test("nothing looks like skin, or the first search read finely enough: no second look")
@@ -83,7 +128,10 @@ struct FaceSearchPlanTests {
             let size = PixelSize(width: columns * 8 + Int.random(in: 0...7, using: &rng), height: rows * 8 + Int.random(in: 0...7, using: &rng))
             let density = Double.random(in: 0...0.08, using: &rng)
             let skin = (0..<(columns * rows)).map { _ in Double.random(in: 0..<1, using: &rng) < density }
-            let map = CellMap(columns: columns, rows: rows, cell: Double(size.width) / Double(columns), skin: skin, searchable: skin)
+            // A photo of random texture: every cell, or half of them, or few.
+            let texture = [1.0, 0.5, 0.2][Int.random(in: 0...2, using: &rng)]
+            let searchable = (0..<(columns * rows)).map { _ in Double.random(in: 0..<1, using: &rng) < texture }
+            let map = CellMap(columns: columns, rows: rows, cell: Double(size.width) / Double(columns), skin: skin, searchable: searchable)
             let first = min(1, (450_000 / Double(size.width * size.height)).squareRoot())
             let smallest = Double.random(in: 10...120, using: &rng)
             let budget = Double.random(in: 100_000...2_000_000, using: &rng)
@@ -92,6 +140,7 @@ struct FaceSearchPlanTests {
             }
             #expect(plan.scale <= FaceSearchPlan.window / smallest + 1e-9)
             #expect(plan.scale > first * 1.2)
+            #expect(plan.levels == FaceSearchPlan.levels(from: plan.scale, above: first))
             let area = plan.regions.reduce(0.0) { $0 + Double($1.width * $1.height) } * plan.scale * plan.scale
             #expect(area <= budget * (1 + 1e-9), "\(area) > \(budget)")
             for (i, a) in plan.regions.enumerated() {
@@ -99,10 +148,22 @@ struct FaceSearchPlanTests {
                 #expect((Double(a.width) * plan.scale).rounded() >= FaceSearchPlan.window)
                 for b in plan.regions[(i + 1)...] { #expect(!FaceSearchPlan.overlap(a, b), "\(a) \(b)") }
             }
-            // Every skin cell lies in a region unless the regions were dropped as too small.
+            // Every skin cell in a dense block of searchable cells lies in a region unless the
+            // regions were dropped as too small; every region holds one (skin outside those
+            // blocks is not searched for itself).
+            let dense = FaceSearchPlan.denseBlocks(of: searchable, columns: columns, rows: rows)
+            let kept = zip(skin, dense).map { $0 && $1 }
+            for region in plan.regions {
+                let holds = kept.indices.contains { at in
+                    let x = Int(Double(at % columns) * map.cell + map.cell / 2)
+                    let y = Int(Double(at / columns) * map.cell + map.cell / 2)
+                    return kept[at] && region.x <= x && x < region.x + region.width && region.y <= y && y < region.y + region.height
+                }
+                #expect(holds, "\(region) holds no skin cell of a dense block")
+            }
             if plan.scale == FaceSearchPlan.window / smallest {
-                let small = FaceSearchPlan.areas(of: map.skin, columns: columns, rows: rows).count > plan.regions.count
-                for at in skin.indices where skin[at] {
+                let small = FaceSearchPlan.areas(of: kept, columns: columns, rows: rows).count > plan.regions.count
+                for at in kept.indices where kept[at] {
                     let x = Double(at % columns) * map.cell + map.cell / 2
                     let y = Double(at / columns) * map.cell + map.cell / 2
                     let inside = plan.regions.contains {

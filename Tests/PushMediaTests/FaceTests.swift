@@ -131,6 +131,36 @@ struct FaceTests {
         #expect(try FaceDetector.detect(in: green) == found)
     }
 
+    @Test("a search of regions reads only the levels of the pyramid it is given: a face twice the window's size is found on a coarser level, not on the finest alone")
+    func regionLevels() throws {
+        let (folder, banners) = try Self.banners()
+        let banner = try #require(banners.first { $0.face != nil && $0.width == 2400 })
+        let image = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
+        let face = try #require(banner.face)
+        let size = PixelSize(width: image.width, height: image.height)
+        let faceWidth = face.w * Double(size.width)
+        // The face and one face's width around it, read so the face is twice the window.
+        let left = max(0, Int(face.x * Double(size.width) - faceWidth))
+        let top = max(0, Int(face.y * Double(size.height) - faceWidth))
+        let region = PixelRect(
+            x: left, y: top, width: min(size.width, Int(face.maxX * Double(size.width) + faceWidth)) - left,
+            height: min(size.height, Int(face.maxY * Double(size.height) + faceWidth)) - top)
+        let scale = 2 * FaceSearchPlan.window / faceWidth
+        let builds: [FaceDetector.SearchBuild] = FaceDetector.SearchBuild.avx2.isAvailable ? [.portable, .avx2] : [.portable]
+        for build in builds {
+            func found(levels: Int?) throws -> Bool {
+                let plan = FaceSearchPlan(regions: [region], scale: scale, levels: levels)
+                return try FaceDetector.search(image, in: plan, build: build).contains { Self.overlap($0, face) >= 0.3 }
+            }
+            // The finest level alone sees 80 px of a 160 px face; from 4 levels (1, 3/4, 9/16,
+            // 27/64 of it) one is near the face's size, as with every level.
+            #expect(try !found(levels: 1), "\(build)")
+            #expect(try found(levels: 4), "\(build)")
+            #expect(try found(levels: nil), "\(build)")
+            #expect(throws: FaceDetector.Failure.self) { try found(levels: -1) }
+        }
+    }
+
     @Test(
         "the AVX2 build finds the same faces as the portable one, in every banner, and is the one that runs",
         .enabled(if: FaceDetector.SearchBuild.avx2.isAvailable, "this CPU has no AVX2 and FMA"))

@@ -75,16 +75,20 @@ typedef struct {
 /// times its size: upsampled bilinearly (pixel centres aligned) when `scale` > 1, else reduced as
 /// pm_detect_faces reduces, then blurred as there and searched with the same model. For a second
 /// look at faces too small for the whole image's proxy: a face of `w` pixels of the image is
-/// found once `w * scale` reaches dlib's window (~80 px). The regions and the scale (so the
-/// pixels searched, and the CPU) are the caller's plan. Writes up to `capacity` faces, in pixels
-/// of `image`, largest score first, into `faces`, and returns how many were found (which may
-/// exceed `capacity`), or -1 with a message in `error`. Built as pm_detect_faces picks.
+/// found once `w * scale` reaches dlib's window (~80 px). Each region is searched on at most
+/// `levels` levels of the detector's pyramid, the finest first, each 3/4 the size of the one
+/// before (0: every level that holds the window): a face larger than the window on the finest
+/// level is found only on a coarser one. The regions, the scale and the levels (so the pixels
+/// searched, and the CPU) are the caller's plan. Writes up to `capacity` faces, in pixels of
+/// `image`, largest score first, into `faces`, and returns how many were found (which may exceed
+/// `capacity`), or -1 with a message in `error`. Built as pm_detect_faces picks.
 int pm_detect_faces_in_regions(const pm_face_image *image, const pm_face_region *regions, int region_count,
-                               double scale, pm_face_box *faces, int capacity, char *error, size_t error_size);
+                               double scale, int levels, pm_face_box *faces, int capacity, char *error,
+                               size_t error_size);
 
 /// pm_detect_faces_in_regions with the build chosen (see pm_face_search_build).
 int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_image *image,
-                                    const pm_face_region *regions, int region_count, double scale,
+                                    const pm_face_region *regions, int region_count, double scale, int levels,
                                     pm_face_box *faces, int capacity, char *error, size_t error_size);
 
 /// For tests: scores every window of `image`'s band at its own size (dlib's HOG features, no

@@ -96,7 +96,8 @@ enum FaceDetector {
     }
 
     /// The second look (``FaceSearchPlan``): faces in `plan`'s regions of `image`, each read at
-    /// `plan.scale` times its size, as unit rects of the image, clamped inside it, surest first.
+    /// `plan.scale` times its size on `plan.levels` levels of the pyramid, as unit rects of the
+    /// image, clamped inside it, surest first.
     static func search(_ image: Vips.Image, in plan: FaceSearchPlan, build: SearchBuild? = nil) throws -> [UnitRect] {
         var boxes = [pm_face_box](repeating: pm_face_box(), count: maxFaces)
         var message = [CChar](repeating: 0, count: 256)
@@ -105,8 +106,8 @@ enum FaceDetector {
         }
         let count = try withSearchedImage(of: image) { request in
             return pm_detect_faces_in_regions_with(
-                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, request, regions, Int32(regions.count), plan.scale, &boxes,
-                Int32(maxFaces), &message, message.count)
+                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, request, regions, Int32(regions.count), plan.scale,
+                Int32(plan.levels ?? 0), &boxes, Int32(maxFaces), &message, message.count)
         }
         guard count >= 0 else {
             throw Failure(message: "face detection: \(String(cBuffer: message))")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The second look for faces too small for the whole image's proxy (a group photo in one end of a
 /// wide banner): pure, no pixels.
 ///
@@ -5,25 +7,45 @@
 /// detector finds faces from ~80 px of the proxy: a face of ~165 px in a 2400×800 banner. It
 /// reads only the parts of that proxy that could hold a face (``firstLook(cells:image:scale:)``:
 /// not plain backgrounds, not vivid graphics), or all of it when those cover most of the image.
-/// When it finds none, the places that look like skin on a map of 8 px cells (``CellMap``) are
+/// When it finds none, the places that look like skin on a map of 8 px cells (``CellMap``), within
+/// the parts the first search read (its dense blocks of searchable cells, not graphics), are
 /// searched again, each region enlarged so a face of ``smallestSourceFace`` pixels of the source
 /// reaches the detector's window, all regions together at most ``budget`` pixels (the scale is
-/// lowered to fit, so the CPU stays bounded: docs/benchmarks/faces.md). An image without
-/// skin-coloured areas (graphics, a grey photo) gets no second look.
+/// lowered to fit, so the CPU stays bounded: docs/benchmarks/faces.md), and only on the levels of
+/// the detector's pyramid finer than the first search's scale (``levels``). An image without
+/// skin-coloured areas there (graphics, a grey photo) gets no second look.
 public struct FaceSearchPlan: Sendable, Equatable {
     /// The regions to search, in pixels of the image, disjoint.
     public var regions: [PixelRect]
     /// How many times their size they are searched.
     public var scale: Double
+    /// How many levels of the detector's pyramid are searched, the finest (at ``scale``) first,
+    /// each ``pyramidStep`` times the one before; nil: every level that holds the window.
+    public var levels: Int?
+
+    public init(regions: [PixelRect], scale: Double, levels: Int? = nil) {
+        self.regions = regions
+        self.scale = scale
+        self.levels = levels
+    }
 
     /// Smallest face worth keeping, in pixels of the source image (its width).
     public static let smallestSourceFace = 40.0
     /// Face width, in searched pixels, from which dlib's model finds faces (its 80 px window).
     public static let window = 80.0
-    /// Pixels searched by the second look at most, all regions together, at the scale searched.
-    public static let budget = 900_000.0
-    /// Cells of margin around each skin-coloured area (a face's edge, hair).
-    public static let margin = 2
+    /// Pixels searched by the second look at most, all regions together, at the scale searched
+    /// (two thirds of the first search's proxy, ``FaceDetector/searchArea``). Measured on the group
+    /// banners (docs/benchmarks/faces.md): with the regions below, 300,000 keeps a face in all 36,
+    /// 200,000 in 35; 450,000 finds 2 more of their 144 faces for ~8 % more CPU per job.
+    public static let budget = 300_000.0
+    /// The detector's pyramid: each level 3/4 the size of the one before (dlib's
+    /// `pyramid_down<4>`, face_search.h).
+    public static let pyramidStep = 0.75
+    /// Cells of margin around each skin-coloured area: none. The area's own box holds a face's
+    /// skin, which the window finds; a margin spends the budget on hair and background instead,
+    /// lowering the scale: at 300,000 px, margins of 0, 1 and 2 cells kept a face in 36, 35 and 34
+    /// of the 36 group banners (docs/benchmarks/faces.md).
+    public static let margin = 0
     /// The long side over the short one from which an image gets the second look: banners (16:9
     /// and wider), where a group photo sits in one end; photos (3:2, 4:3, square), whose faces
     /// the first search already reads at a fifth of the short side or finer, do not pay for it.
@@ -215,10 +237,13 @@ public struct FaceSearchPlan: Sendable, Equatable {
     }
 
     /// The plan for an image of `image` pixels whose first search read `firstScale` proxy pixels
-    /// per image pixel, looking for faces from `smallestFace` pixels of the image; nil when the
-    /// image is not a banner (``looksAgain(at:)``), when the
-    /// first search already read the image finely enough, when no cell looks like skin, or when
-    /// the budget leaves the regions no finer than the first search did.
+    /// per image pixel, looking for faces from `smallestFace` pixels of the image: the skin cells
+    /// inside the blocks dense in ``CellMap/searchable`` cells (those ``firstLook(cells:image:scale:)``
+    /// reads; skin-toned edges of graphics are not), their areas' boxes (grown by ``margin``), merged; on
+    /// the pyramid's levels finer than `firstScale` only, since the first search read the coarser
+    /// ones there (or the whole image). Nil when the image is not a banner (``looksAgain(at:)``),
+    /// when the first search already read the image finely enough, when no such cell looks like
+    /// skin, or when the budget leaves the regions no finer than the first search did.
     public static func plan(
         cells map: CellMap, image: PixelSize, firstScale: Double, smallestFace: Double, budget: Double = budget
     ) -> FaceSearchPlan? {
@@ -227,7 +252,8 @@ public struct FaceSearchPlan: Sendable, Equatable {
         // Finer than the first search by a fifth at least, else it saw these faces already.
         let finest = firstScale * 1.2
         guard wanted > finest else { return nil }
-        let regions = regions(of: map.skin, in: map, image: image, margin: margin)
+        let dense = denseBlocks(of: map.searchable, columns: map.columns, rows: map.rows)
+        let regions = regions(of: zip(map.skin, dense).map { $0 && $1 }, in: map, image: image, margin: margin)
         let area = regions.reduce(0.0) { $0 + Double($1.width * $1.height) }
         guard area > 0 else { return nil }
         let scale = min(wanted, (budget / area).squareRoot())
@@ -237,7 +263,15 @@ public struct FaceSearchPlan: Sendable, Equatable {
             (Double($0.width) * scale).rounded() >= window && (Double($0.height) * scale).rounded() >= window
         }
         guard !searched.isEmpty else { return nil }
-        return FaceSearchPlan(regions: searched, scale: scale)
+        return FaceSearchPlan(regions: searched, scale: scale, levels: levels(from: scale, above: firstScale))
+    }
+
+    /// How many levels of the pyramid from `scale` down (each ``pyramidStep`` of the one before)
+    /// are finer than `coarsest`: at least one.
+    static func levels(from scale: Double, above coarsest: Double) -> Int {
+        var count = 1
+        while scale * pow(pyramidStep, Double(count)) > coarsest { count += 1 }
+        return count
     }
 
     /// `mask` (`columns` × `rows` cells, row by row) with every block of `block` × `block` cells
