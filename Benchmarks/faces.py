@@ -13,6 +13,8 @@ generated here (seeded) from photos scikit-image ships:
   25 degrees (dlib's extra filters are for these): 16 faces;
 - 12 images without a face: the three patterns at two sizes, and six scikit-image photos (cat,
   coffee, rocket, logo, Hubble deep field, immunohistochemistry);
+- 8 product shots, as a catalogue sends them: the coffee, the rocket, the cat and the astronaut's
+  suit (no face), each enlarged to 700 and 1100 px and centred on white 1500x1500, JPEG q90;
 - 36 group banners from `scripts/make-group-banners`: dlib's nine example group photos (faces
   boxed in their training.xml and testing.xml) with faces 40, 60, 90 and 140 px wide, in 1200x600,
   2400x800 and 3000x1000 banners beside the patterns; recall is also given per face size, and the
@@ -97,7 +99,7 @@ def unit(boxes, left, top, w, h) -> list[dict]:
 
 def make_sets(root: Path) -> dict[str, Path]:
     """Writes the three folders with a truth.json each (file -> face unit rects)."""
-    sets = {name: root / name for name in ("banners", "rolled", "no-face")}
+    sets = {name: root / name for name in ("banners", "rolled", "no-face", "products")}
     for d in sets.values():
         d.mkdir(parents=True, exist_ok=True)
     truth: dict[str, dict] = {name: {} for name in sets}
@@ -138,6 +140,17 @@ def make_sets(root: Path) -> dict[str, Path]:
         name = f"photo-{photo}.jpg"
         Image.fromarray(getattr(data, photo)()).convert("RGB").save(sets["no-face"] / name, quality=90)
         truth["no-face"][name] = []
+    products = {"coffee": data.coffee(), "rocket": data.rocket(), "cat": data.chelsea(), "suit": data.astronaut()[300:, 60:460]}
+    for product, pixels in products.items():
+        for side in (700, 1100):
+            shot = Image.fromarray(pixels).convert("RGB")
+            shot = shot.resize((side, round(side * shot.height / shot.width)) if shot.width >= shot.height
+                               else (round(side * shot.width / shot.height), side), Image.LANCZOS)
+            canvas = Image.new("RGB", (1500, 1500), (255, 255, 255))
+            canvas.paste(shot, ((1500 - shot.width) // 2, (1500 - shot.height) // 2))
+            name = f"product-{product}-{side}.jpg"
+            canvas.save(sets["products"] / name, quality=90)
+            truth["products"][name] = []
     sets["groups"] = root / "groups"
     made = subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "make-group-banners"), str(sets["groups"])],
                           capture_output=True, text=True, check=True)
@@ -202,10 +215,13 @@ def main() -> None:
     parser.add_argument("--pushmedia", default=str(ROOT / ".build" / "release" / "pushmedia"))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--stills", action="append", default=[], help="another folder to time")
+    parser.add_argument("--keep", help="copy the generated folders here (for paired timing)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="pushmedia-faces-"))
     try:
         sets = make_sets(work / "in")
+        if args.keep:
+            shutil.copytree(work / "in", args.keep, dirs_exist_ok=True)
         print("| set | faces found | images whose person is found | false faces |")
         print("|---|---:|---:|---:|")
         by_size: dict = {}
@@ -226,7 +242,7 @@ def main() -> None:
         print("|---|---:|---:|---:|---:|")
         empty = work / "empty"
         empty.mkdir()
-        for folder in [empty, sets["banners"], sets["groups"], sets["no-face"], *map(Path, args.stills)]:
+        for folder in [empty, sets["banners"], sets["groups"], sets["no-face"], sets["products"], *map(Path, args.stills)]:
             count = len([f for f in folder.iterdir() if not f.name.startswith(".")])
             times: dict[str, list[tuple[float, float]]] = {"attention": [], "smart": []}
             for crop in times:
