@@ -150,8 +150,8 @@ rectangle dlibs_separable_step(const bank_type &w, const array<array2d<float>> &
 }
 
 template <>
-rectangle apply_filters_to_fhog<scan_fhog_pyramid<pyramid_down<4>>::fhog_filterbank>(
-    const scan_fhog_pyramid<pyramid_down<4>>::fhog_filterbank &w, const array<array2d<float>> &feats,
+rectangle apply_filters_to_fhog<scan_fhog_pyramid<pyramid_down<PM_FACE_PYRAMID_DOWN>>::fhog_filterbank>(
+    const scan_fhog_pyramid<pyramid_down<PM_FACE_PYRAMID_DOWN>>::fhog_filterbank &w, const array<array2d<float>> &feats,
     array2d<float> &saliency_image) {
     using namespace pm_filters;
     // As dlib: the full filters when separating them would not save work (never with this model).
@@ -201,7 +201,7 @@ namespace {
 // dlib's frontal-face filters on a pyramid that shrinks by 3/4 a level instead of dlib's 5/6:
 // 2.3 times the image's pixels searched instead of 3.3 (docs/benchmarks/faces.md). The filters and
 // the 80 px window are dlib's model as it ships; only the spacing of the scales differs.
-using face_detector = dlib::object_detector<dlib::scan_fhog_pyramid<dlib::pyramid_down<4>>>;
+using face_detector = dlib::object_detector<dlib::scan_fhog_pyramid<dlib::pyramid_down<PM_FACE_PYRAMID_DOWN>>>;
 
 // Once per process (thread-safe static initialisation; retried if it threw), with the feature
 // step's table of orientations, so a process that loads the model before it forks (the item

@@ -115,6 +115,10 @@ struct FaceSearchPlanTests {
         for (width, height) in [(1920, 1080), (1200, 600), (600, 1200), (3000, 1000)] {
             #expect(FaceSearchPlan.looksAgain(at: PixelSize(width: width, height: height)), "\(width)×\(height)")
         }
+        // No first scale (or none that is a scale): no plan, and no endless count of levels.
+        for first in [0.0, -1, .nan, .infinity] {
+            #expect(FaceSearchPlan.plan(cells: wideSkin, image: size, firstScale: first, smallestFace: 30) == nil, "\(first)")
+        }
         // A map that does not match its size is no map.
         #expect(FaceSearchPlan.plan(cells: CellMap(columns: 3, rows: 3, cell: 8, skin: [true], searchable: [true]), image: size, firstScale: 0.1, smallestFace: 30) == nil)
     }

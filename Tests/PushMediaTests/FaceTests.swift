@@ -49,6 +49,14 @@ struct FaceTests {
         return (made.folder, made.banners)
     }
 
+    /// The first banner `width` pixels wide with a person, decoded whole, and its face.
+    static func decodedBanner(width: Int) throws -> (image: Vips.Image, face: UnitRect) {
+        let (folder, banners) = try banners()
+        let banner = try #require(banners.first { $0.face != nil && $0.width == width })
+        let image = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
+        return (image, try #require(banner.face))
+    }
+
     /// Runs the image stages up to the crop on one banner: the subject and where both variants
     /// were cut, in pixels of the decoded image.
     static func cut(_ url: URL, profile: Profile = .default) throws -> (Subject, Framed, PixelSize) {
@@ -108,10 +116,7 @@ struct FaceTests {
 
     @Test("a face is found in the band the search reads, wherever it lies in the pixel: RGB, RGBA and grey copies of a banner give the same faces")
     func searchedBands() throws {
-        let (folder, banners) = try Self.banners()
-        let banner = try #require(banners.first { $0.face != nil && $0.width == 2400 })
-        let rgb = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
-        let face = try #require(banner.face)
+        let (rgb, face) = try Self.decodedBanner(width: 2400)
         let found = try FaceDetector.detect(in: rgb)
         #expect(found.contains { Self.overlap($0, face) > 0.3 }, "\(found)")
         // RGBA: an opaque alpha band after every pixel's three.
@@ -133,10 +138,9 @@ struct FaceTests {
 
     @Test("a search of regions reads only the levels of the pyramid it is given: a face twice the window's size is found on a coarser level, not on the finest alone")
     func regionLevels() throws {
-        let (folder, banners) = try Self.banners()
-        let banner = try #require(banners.first { $0.face != nil && $0.width == 2400 })
-        let image = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
-        let face = try #require(banner.face)
+        // The plan counts levels with the step the C search's pyramid takes.
+        #expect(FaceSearchPlan.pyramidStep == Double(PM_FACE_PYRAMID_DOWN - 1) / Double(PM_FACE_PYRAMID_DOWN))
+        let (image, face) = try Self.decodedBanner(width: 2400)
         let size = PixelSize(width: image.width, height: image.height)
         let faceWidth = face.w * Double(size.width)
         // The face and one face's width around it, read so the face is twice the window.

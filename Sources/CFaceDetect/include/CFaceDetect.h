@@ -21,6 +21,11 @@ typedef struct {
     double score;
 } pm_face_box;
 
+/// The detector's pyramid: each level is (N - 1) / N the size of the one before (dlib's
+/// `pyramid_down<N>`, face_search.h; dlib's own model uses 6). The second look's plan counts its
+/// levels with this step (FaceSearchPlan.pyramidStep, which a test holds to it).
+#define PM_FACE_PYRAMID_DOWN 4
+
 /// Which build of the search runs: dlib's templates compiled for any CPU of the architecture, or
 /// (x86-64) with AVX2 and FMA, about a third fewer instructions (docs/benchmarks/faces.md). The two
 /// find the same faces; scores may differ in the last digits (float sums in another order).
@@ -76,8 +81,8 @@ typedef struct {
 /// pm_detect_faces reduces, then blurred as there and searched with the same model. For a second
 /// look at faces too small for the whole image's proxy: a face of `w` pixels of the image is
 /// found once `w * scale` reaches dlib's window (~80 px). Each region is searched on at most
-/// `levels` levels of the detector's pyramid, the finest first, each 3/4 the size of the one
-/// before (0: every level that holds the window): a face larger than the window on the finest
+/// `levels` levels of the detector's pyramid, the finest first, each PM_FACE_PYRAMID_DOWN's step
+/// the size of the one before (0: every level that holds the window): a face larger than the window on the finest
 /// level is found only on a coarser one. The regions, the scale and the levels (so the pixels
 /// searched, and the CPU) are the caller's plan. Writes up to `capacity` faces, in pixels of
 /// `image`, largest score first, into `faces`, and returns how many were found (which may exceed

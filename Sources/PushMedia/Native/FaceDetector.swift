@@ -107,7 +107,7 @@ enum FaceDetector {
         let count = try withSearchedImage(of: image) { request in
             return pm_detect_faces_in_regions_with(
                 build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, request, regions, Int32(regions.count), plan.scale,
-                Int32(plan.levels ?? 0), &boxes, Int32(maxFaces), &message, message.count)
+                Int32(clamping: plan.levels ?? 0), &boxes, Int32(maxFaces), &message, message.count)
         }
         guard count >= 0 else {
             throw Failure(message: "face detection: \(String(cBuffer: message))")

@@ -38,8 +38,8 @@ public struct FaceSearchPlan: Sendable, Equatable {
     /// banners (docs/benchmarks/faces.md): with the regions below, 300,000 keeps a face in all 36,
     /// 200,000 in 35; 450,000 finds 2 more of their 144 faces for ~8 % more CPU per job.
     public static let budget = 300_000.0
-    /// The detector's pyramid: each level 3/4 the size of the one before (dlib's
-    /// `pyramid_down<4>`, face_search.h).
+    /// The detector's pyramid: each level 3/4 the size of the one before (CFaceDetect's
+    /// `PM_FACE_PYRAMID_DOWN`, 4: dlib's `pyramid_down<4>`; FaceTests holds the two equal).
     public static let pyramidStep = 0.75
     /// Cells of margin around each skin-coloured area: none. The area's own box holds a face's
     /// skin, which the window finds; a margin spends the budget on hair and background instead,
@@ -247,7 +247,7 @@ public struct FaceSearchPlan: Sendable, Equatable {
     public static func plan(
         cells map: CellMap, image: PixelSize, firstScale: Double, smallestFace: Double, budget: Double = budget
     ) -> FaceSearchPlan? {
-        guard smallestFace > 0, map.isWhole, looksAgain(at: image) else { return nil }
+        guard smallestFace > 0, firstScale > 0, firstScale.isFinite, map.isWhole, looksAgain(at: image) else { return nil }
         let wanted = window / smallestFace
         // Finer than the first search by a fifth at least, else it saw these faces already.
         let finest = firstScale * 1.2
@@ -267,8 +267,9 @@ public struct FaceSearchPlan: Sendable, Equatable {
     }
 
     /// How many levels of the pyramid from `scale` down (each ``pyramidStep`` of the one before)
-    /// are finer than `coarsest`: at least one.
+    /// are finer than `coarsest` (> 0): at least one.
     static func levels(from scale: Double, above coarsest: Double) -> Int {
+        precondition(coarsest > 0, "levels above a positive scale")
         var count = 1
         while scale * pow(pyramidStep, Double(count)) > coarsest { count += 1 }
         return count
