@@ -123,10 +123,8 @@ public struct PayloadBuilder: Sendable {
         var warnings: [String] = []
         let selected = try selectAttachments(for: item, warnings: &warnings)
         var androidImage: PayloadAttachment?
-        if format == .fcm, !selected.isEmpty, let expanded = item.attachment(.expanded),
-            AttachmentType.forTypeHint(expanded.typeHint)?.category == .image
-        {
-            androidImage = try make(expanded, base: try resolvedBaseURL(), hidden: false, keepThumbnailOptions: false)
+        if format == .fcm, !selected.isEmpty, let image = Self.androidImage(of: item) {
+            androidImage = try make(image, base: try resolvedBaseURL(), hidden: false, keepThumbnailOptions: false)
         }
         let context = FormatContext(
             item: item, mode: mode, text: text, selected: selected, androidImage: androidImage, warnings: warnings)
@@ -188,6 +186,21 @@ public struct PayloadBuilder: Sendable {
     /// expanded image, else the thumbnail.
     public static func primary(of item: Item) -> Attachment? {
         item.attachment(.media) ?? item.attachment(.expanded) ?? item.attachment(.thumbnail)
+    }
+
+    /// The image FCM's Android SDK downloads for `item` (`android.notification.image`): the
+    /// expanded image, when it is an image.
+    public static func androidImage(of item: Item) -> Attachment? {
+        guard let expanded = item.attachment(.expanded), AttachmentType.forTypeHint(expanded.typeHint)?.category == .image else {
+            return nil
+        }
+        return expanded
+    }
+
+    /// The URL a payload names for `attachment`: ``baseURL`` joined with its file, else the
+    /// manifest's URL; an absolute https URL, or a ``PayloadError``.
+    public func url(of attachment: Attachment) throws(PayloadError) -> String {
+        try url(for: attachment, base: try resolvedBaseURL())
     }
 
     private func make(
