@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "PushMediaFetch", targets: ["PushMediaFetch"]),
         .library(name: "PushMediaWorker", targets: ["PushMediaWorker"]),
         .library(name: "PushMediaObjectStore", targets: ["PushMediaObjectStore"]),
+        .library(name: "PushMediaVerify", targets: ["PushMediaVerify"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
     ],
     targets: [
         // C libraries, seen from Swift only through PushMedia/Native.
@@ -172,6 +174,21 @@ let package = Package(
             ]
         ),
 
+        // `pushmedia verify`: fetches a manifest's published URLs as the phones do and judges them.
+        .target(
+            name: "PushMediaVerify",
+            dependencies: [
+                "PushMediaModel",
+                "PushPayload",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         .executableTarget(
             name: "pushmedia",
             dependencies: [
@@ -182,6 +199,7 @@ let package = Package(
                 "PushMediaQueue",
                 "PushMediaWorker",
                 "PushMediaObjectStore",
+                "PushMediaVerify",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -230,6 +248,18 @@ let package = Package(
             dependencies: [
                 "PushMediaWorker", "PushMediaQueue", "PushMediaModel", "PushMedia", "PushMediaObjectStore",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "PushMediaVerifyTests",
+            dependencies: [
+                "PushMediaVerify", "PushMediaModel", "PushMediaObjectStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(
