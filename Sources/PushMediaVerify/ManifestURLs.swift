@@ -16,6 +16,8 @@ public final class ManifestURLs {
         public var bytes = 0
         /// `host:port` of every URL (``RedirectChain/authority(of:)``).
         public var authorities: Set<String> = []
+        /// The longest deadline of any URL, in seconds.
+        public var longestDeadline = 0.0
     }
 
     private let reader: ManifestItemReader
@@ -53,6 +55,7 @@ public final class ManifestURLs {
             survey.urls += urls.count
             for url in urls {
                 survey.bytes += url.expected.bytes
+                survey.longestDeadline = max(survey.longestDeadline, url.deadline)
                 if let authority = URL(string: url.url).flatMap(RedirectChain.authority(of:)) { survey.authorities.insert(authority) }
             }
         }

@@ -25,12 +25,20 @@ public final class URLProber: Sendable {
         public var maxRedirects: Int
         /// `host:port` of the hosts requests may go to (``RedirectChain/authority(of:)``).
         public var allowedAuthorities: Set<String>
+        /// The longest deadline of the URLs to fetch, in seconds: a connection not made by then
+        /// is given up (the client finishes its connection attempts before it shuts down, so
+        /// this also bounds how long a run can linger at its end).
+        public var longestDeadline: Double
 
-        public init(caFile: String? = nil, connectionsPerHost: Int = 4, maxRedirects: Int = 16, allowedAuthorities: Set<String>) {
+        public init(
+            caFile: String? = nil, connectionsPerHost: Int = 4, maxRedirects: Int = 16, allowedAuthorities: Set<String>,
+            longestDeadline: Double = 20
+        ) {
             self.caFile = caFile
             self.connectionsPerHost = connectionsPerHost
             self.maxRedirects = maxRedirects
             self.allowedAuthorities = allowedAuthorities
+            self.longestDeadline = longestDeadline
         }
     }
 
@@ -63,10 +71,14 @@ public final class URLProber: Sendable {
         }
         var http = HTTPClient.Configuration(tlsConfiguration: tls)
         http.redirectConfiguration = .disallow
-        // The URL's deadline bounds everything; a failed connection fails its request at once.
-        http.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(60), read: nil)
+        // The URL's deadline bounds each request; a failed connection fails its request at once.
+        let connect = Int64((max(0.1, configuration.longestDeadline) * 1000).rounded(.up))
+        http.timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(connect), read: nil)
         http.connectionPool.retryConnectionEstablishment = false
-        http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, configuration.connectionsPerHost)
+        // The Verifier holds fetches to connectionsPerHost per host; the pool has room for
+        // three times more, so that a request never waits behind connections still closing (a
+        // body given up, a deadline passed) with its own deadline running.
+        http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 4 * max(1, configuration.connectionsPerHost)
         // The phones decode gzip and deflate; so does verify, to compare the bytes they get.
         http.decompression = .enabled(limit: .size(64 << 20))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http, backgroundActivityLogger: logger)
@@ -130,8 +142,8 @@ public final class URLProber: Sendable {
             let status = Int(response.status.code)
             switch chain.next(status: status, location: response.headers.first(name: "location")) {
             case .follow(let next):
-                // The redirect's body is not read: dropping the response closes it.
                 seen.requested.append(next.absoluteString)
+                await Self.drain(response)
                 continue
             case .stop(let stop):
                 seen.status = status
@@ -149,12 +161,20 @@ public final class URLProber: Sendable {
             seen.cacheControl = response.headers[canonicalForm: "cache-control"].map(String.init).joined(separator: ", ").nonEmpty
             guard status == 200 else {
                 seen.seconds = elapsed()
+                await Self.drain(response)
                 return seen
             }
             await read(response.body, expected: target.expected.bytes, into: &seen)
             seen.seconds = elapsed()
             return seen
         }
+    }
+
+    /// Reads a small body that is not the file (a redirect's, an error page) to its end, so that
+    /// its connection goes back to the pool instead of being cut (a connection cut mid-body
+    /// lingers in the pool while it closes); past 64 KiB it is given up.
+    private static func drain(_ response: HTTPClientResponse) async {
+        _ = try? await response.body.collect(upTo: 64 << 10)
     }
 
     /// Reads the body to its end or one byte past `expected`, hashing what it reads.

@@ -18,7 +18,7 @@ struct PushMediaCommand: AsyncParsableCommand {
         version: PushMediaVersion.string,
         subcommands: [
             ProcessCommand.self, EnqueueCommand.self, WorkerCommand.self, StatusCommand.self, ManifestCommand.self,
-            RetryCommand.self, ProbeCommand.self, PayloadCommand.self, PreviewCommand.self, HealthcheckCommand.self,
+            RetryCommand.self, ProbeCommand.self, PayloadCommand.self, PreviewCommand.self, VerifyCommand.self, HealthcheckCommand.self,
             VersionCommand.self, ItemProcessCommand.self, ItemForkServerCommand.self,
         ]
     )

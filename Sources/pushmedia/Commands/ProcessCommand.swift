@@ -155,6 +155,7 @@ struct ProcessCommand: AsyncParsableCommand {
                     + "\(formatBytes(summary.outputBytes)) of attachments in \(summary.outputDirectory)")
             print("manifest: \(summary.manifest) (one item a line: \(summary.ndjson))")
             print("preview:  \(summary.preview)")
+            if baseURL != nil { print("verify:   \(VerifyCommand.suggestion(manifest: summary.ndjson))") }
             for item in result.failed {
                 print("  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")")
             }
