@@ -1,19 +1,11 @@
 /// Stable, machine-readable reasons a phone would drop a published URL. New codes may be added;
 /// existing ones keep their meaning. The one table of them is docs/storage.md ("Verifying the
 /// published URLs").
-public struct ProblemCode: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+/// (The JSON lines carry the raw value: ``URLReport``.)
+public struct ProblemCode: Sendable, Hashable, CustomStringConvertible {
     public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
-
-    public init(from decoder: Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     // The URL itself.
     /// The URL is not https (App Transport Security refuses plain http); it was not requested.

@@ -59,6 +59,15 @@ struct EvaluatorTests {
         !isFCM(target) || target.expected.bytes <= DownloadRule.fcmImageLimit - 10_000
     }
 
+    /// A JPEG of `bytes` bytes at `url`, for `rules`.
+    static func jpeg(_ role: ModelAttachment.Role = .thumbnail, url: String = "https://cdn.example.com/x-thumb.jpg", bytes: Int = 1000,
+                     rules: [DownloadRule] = [.iOS(seconds: 20)]) -> PublishedURL {
+        PublishedURL(
+            source: "a.jpg", role: role, url: url,
+            expected: ExpectedFile(bytes: bytes, sha256: String(repeating: "a", count: 64), mimeType: "image/jpeg", fileExtension: "jpg"),
+            rules: rules)
+    }
+
     static func isFCM(_ target: PublishedURL) -> Bool {
         target.rules.contains { if case .fcmImage = $0 { true } else { false } }
     }
@@ -156,10 +165,7 @@ struct EvaluatorTests {
 
     @Test("late files: each downloader's cut-off, and a fetch that gave up")
     func lateness() {
-        let target = PublishedURL(
-            source: "a.jpg", role: .expanded, url: "https://cdn.example.com/x-expanded.jpg",
-            expected: ExpectedFile(bytes: 1000, sha256: String(repeating: "a", count: 64), mimeType: "image/jpeg", fileExtension: "jpg"),
-            rules: [.iOS(seconds: 20), .fcmImage(seconds: 5)])
+        let target = Self.jpeg(.expanded, url: "https://cdn.example.com/x-expanded.jpg", bytes: 1000, rules: [.iOS(seconds: 20), .fcmImage(seconds: 5)])
         var o = Cases.clean(target)
         o.seconds = 7.5
         #expect(Evaluator.evaluate(target, o).problems.map(\.code) == [.slowForFCM])
@@ -177,10 +183,7 @@ struct EvaluatorTests {
 
     @Test("FCM's image: Content-Length present and at most 1 MiB")
     func fcmImage() {
-        let target = PublishedURL(
-            source: "a.jpg", role: .expanded, url: "https://cdn.example.com/x-expanded.jpg",
-            expected: ExpectedFile(bytes: 1000, sha256: String(repeating: "a", count: 64), mimeType: "image/jpeg", fileExtension: "jpg"),
-            rules: [.fcmImage(seconds: 5)])
+        let target = Self.jpeg(.expanded, url: "https://cdn.example.com/x-expanded.jpg", bytes: 1000, rules: [.fcmImage(seconds: 5)])
         var o = Cases.clean(target)
         o.contentLength = nil
         #expect(Evaluator.evaluate(target, o).problems.map(\.code) == [.noContentLength])
@@ -199,10 +202,7 @@ struct EvaluatorTests {
 
     @Test("the fix says what to change, with the facts")
     func fixes() {
-        let target = PublishedURL(
-            source: "a.jpg", role: .thumbnail, url: "https://cdn.example.com/x-thumb.jpg",
-            expected: ExpectedFile(bytes: 10_744, sha256: String(repeating: "a", count: 64), mimeType: "image/jpeg", fileExtension: "jpg"),
-            rules: [.iOS(seconds: 20)])
+        let target = Self.jpeg(.thumbnail, url: "https://cdn.example.com/x-thumb.jpg", bytes: 10_744, rules: [.iOS(seconds: 20)])
         var o = Cases.clean(target)
         o.contentType = "text/html; charset=utf-8"
         #expect(Evaluator.evaluate(target, o).problem?.fix == "serve image/jpeg (the server sent text/html; charset=utf-8)")
@@ -219,10 +219,7 @@ struct EvaluatorTests {
     @Test("the URL's extension: the file's, or another of its type; case does not matter")
     func extensions() {
         func verdict(_ url: String) -> [ProblemCode] {
-            let target = PublishedURL(
-                source: "a.jpg", role: .thumbnail, url: url,
-                expected: ExpectedFile(bytes: 10, sha256: String(repeating: "a", count: 64), mimeType: "image/jpeg", fileExtension: "jpg"),
-                rules: [.iOS(seconds: 20)])
+            let target = Self.jpeg(url: url, bytes: 10)
             var o = Cases.clean(target)
             o.cacheControl = "max-age=31536000"
             return Evaluator.evaluate(target, o).problems.map(\.code)
@@ -237,11 +234,7 @@ struct EvaluatorTests {
 
     @Test("warnings: caching, tokens and query strings, redirects, compression; none makes a URL not ok")
     func warnings() {
-        let target = PublishedURL(
-            source: "a.jpg", role: .thumbnail,
-            url: "https://bucket.s3.amazonaws.com/x-thumb.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261201T120000Z&X-Amz-Expires=3600&X-Amz-Signature=ab",
-            expected: ExpectedFile(bytes: 10, sha256: String(repeating: "a", count: 64), mimeType: "image/jpeg", fileExtension: "jpg"),
-            rules: [.iOS(seconds: 20)])
+        let target = Self.jpeg(.thumbnail, url: "https://bucket.s3.amazonaws.com/x-thumb.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261201T120000Z&X-Amz-Expires=3600&X-Amz-Signature=ab", bytes: 10, rules: [.iOS(seconds: 20)])
         var o = Cases.clean(target)
         o.cacheControl = nil
         o.contentEncoding = "gzip"
