@@ -1,4 +1,5 @@
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -7,7 +8,6 @@ import Testing
 /// rect hold the box whenever it fits in them, and stay valid whatever the box.
 @Suite("Crop geometry around a subject box")
 struct SubjectBoxGeometryTests {
-    typealias SeededRandom = CropGeometryTests.SeededRandom
 
     /// A random unit rect inside the image: sometimes tiny, sometimes larger than any crop.
     static func box(_ rng: inout SeededRandom) -> UnitRect {
@@ -37,7 +37,7 @@ struct SubjectBoxGeometryTests {
 
     @Test("both crops lie inside the image and hold the box whenever it fits; the clipping rect stays valid")
     func cropsHoldTheBox() {
-        var rng = SeededRandom(state: 19)
+        var rng = SeededRandom(seed: 19)
         var held = 0
         for size in CropGeometryTests.sizes(count: 800) {
             let aspect = Self.aspects[Int.random(in: 0..<Self.aspects.count, using: &rng)]
@@ -83,7 +83,7 @@ struct SubjectBoxGeometryTests {
 
     @Test("a box centred on the subject that fits changes nothing: the crops were already centred on it")
     func noMoveWhenCentred() {
-        var rng = SeededRandom(state: 7)
+        var rng = SeededRandom(seed: 7)
         for size in CropGeometryTests.sizes(count: 300) {
             let side = min(size.width, size.height)
             let w = Double(Int.random(in: 1...side, using: &rng)) / Double(size.width) * 0.9
@@ -143,7 +143,7 @@ struct SubjectBoxGeometryTests {
 
     @Test("for random spans: the start keeps the box, cuts the fewest other faces any start could, and is the nearest the centre among those")
     func randomAvoidance() {
-        var rng = CropGeometryTests.SeededRandom(state: 4141)
+        var rng = SeededRandom(seed: 4141)
         for _ in 0..<2000 {
             let total = Int.random(in: 1...400, using: &rng)
             let length = Int.random(in: 1...total, using: &rng)
@@ -237,7 +237,7 @@ struct FaceSubjectTests {
 
     @Test("every chosen face lies in the kept box, and the box fits the square, for random faces")
     func randomFaces() {
-        var rng = CropGeometryTests.SeededRandom(state: 3)
+        var rng = SeededRandom(seed: 3)
         for size in CropGeometryTests.sizes(count: 200) {
             let faces = (0..<Int.random(in: 1...6, using: &rng)).map { _ in SubjectBoxGeometryTests.box(&rng) }
             guard let choice = FaceSubject.choose(faces: faces, in: size) else {
