@@ -81,7 +81,7 @@ struct CropGeometryTests {
             let subject = UnitPoint(x: Double.random(in: 0...1, using: &rng), y: Double.random(in: 0...1, using: &rng))
             let p = plan.placement(working: plan.decode, subject: subject, aspect: AspectRatio(width: 2, height: 1))
             let r = p.clipRect
-            #expect(r.isValidUnitRect, "\(size): \(r)")
+            #expect(r.isValid, "\(size): \(r)")
             #expect(r.x + r.width <= 1 && r.y + r.height <= 1)
             let w = Double(plan.expanded.width)
             let h = Double(plan.expanded.height)
@@ -101,10 +101,10 @@ struct CropGeometryTests {
     func clipRectCentred() {
         // 1200×600 expanded, subject at 40 % across: the 600 px square starts at 480 - 300 = 180.
         let r = CropGeometry.clipRect(in: PixelSize(width: 1200, height: 600), around: (x: 480, y: 300))
-        #expect(r == ClipRect(x: 0.15, y: 0, width: 0.5, height: 1))
+        #expect(r == UnitRect(x: 0.15, y: 0, width: 0.5, height: 1))
         // Near the right edge it is clamped inside.
         let edge = CropGeometry.clipRect(in: PixelSize(width: 1200, height: 600), around: (x: 1190, y: 300))
-        #expect(edge == ClipRect(x: 0.5, y: 0, width: 0.5, height: 1))
+        #expect(edge == UnitRect(x: 0.5, y: 0, width: 0.5, height: 1))
     }
 
     @Test("other aspects and sizes from the profile")
