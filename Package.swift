@@ -189,8 +189,10 @@ let package = Package(
             ]
         ),
 
-        .executableTarget(
-            name: "pushmedia",
+        // The command line (`process`, `worker`, …): the commands of `pushmedia`, and of the tests'
+        // `pushmedia-testing`, which runs them with the tests' item hooks.
+        .target(
+            name: "PushMediaCLI",
             dependencies: [
                 "PushMedia",
                 "PushMediaModel",
@@ -205,10 +207,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The shipped binary: `main` of the command line, with no hooks.
+        .executableTarget(name: "pushmedia", dependencies: ["PushMediaCLI"]),
+
+        // Test support, never in a product. PushMediaTesting: seeded randomness, the fixtures and
+        // built programs, the item gate's test side; no dependencies, so any test target may use
+        // it. PushMediaQueueTesting: the manual queue clock.
+        .target(name: "PushMediaTesting", path: "Tests/PushMediaTesting"),
+        .target(
+            name: "PushMediaQueueTesting",
+            dependencies: ["PushMediaQueue", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            path: "Tests/PushMediaQueueTesting"
+        ),
+        // `pushmedia-testing`: the same commands as `pushmedia` with the tests' item hooks (the
+        // gate, crashes, spins, runaway allocations) installed, for the worker tests.
+        .executableTarget(
+            name: "pushmedia-testing",
+            dependencies: ["PushMediaCLI", "PushMedia", "PushMediaTesting"],
+            path: "Tests/pushmedia-testing"
+        ),
 
         .testTarget(
             name: "PushMediaTests",
-            dependencies: ["PushMedia", "PushMediaModel"]
+            dependencies: ["PushMedia", "PushMediaModel", "PushMediaTesting"]
         ),
         .testTarget(
             name: "PushPayloadTests",
@@ -221,12 +242,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PushAttachmentPlannerTests",
-            dependencies: ["PushAttachmentPlanner"]
+            dependencies: ["PushAttachmentPlanner", "PushMediaTesting"]
         ),
         .testTarget(
             name: "PushMediaQueueTests",
             dependencies: [
                 "PushMediaQueue",
+                "PushMediaQueueTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -246,14 +268,14 @@ let package = Package(
         .testTarget(
             name: "PushMediaWorkerTests",
             dependencies: [
-                "PushMediaWorker", "PushMediaQueue", "PushMediaModel", "PushMedia", "PushMediaObjectStore",
+                "PushMediaWorker", "PushMediaQueue", "PushMediaModel", "PushMedia", "PushMediaObjectStore", "PushMediaTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "PushMediaVerifyTests",
             dependencies: [
-                "PushMediaVerify", "PushMediaModel", "PushMediaObjectStore",
+                "PushMediaVerify", "PushMediaModel", "PushMediaObjectStore", "PushMediaTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

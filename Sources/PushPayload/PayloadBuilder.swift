@@ -17,13 +17,13 @@ public struct PayloadAttachment: Sendable, Equatable {
     /// `UNNotificationAttachmentOptionsThumbnailHiddenKey`.
     public var thumbnailHidden: Bool
     /// `UNNotificationAttachmentOptionsThumbnailClippingRectKey`, rounded to 4 decimals.
-    public var clippingRect: ClipRect?
+    public var clippingRect: UnitRect?
     /// `UNNotificationAttachmentOptionsThumbnailTimeKey`: seconds (movies) or a frame (GIFs).
     public var thumbnailTime: Double?
 
     public init(
         role: Attachment.Role, url: String, typeHint: String, fileExtension: String, bytes: Int,
-        thumbnailHidden: Bool = false, clippingRect: ClipRect? = nil, thumbnailTime: Double? = nil
+        thumbnailHidden: Bool = false, clippingRect: UnitRect? = nil, thumbnailTime: Double? = nil
     ) {
         self.role = role
         self.url = url
@@ -209,11 +209,11 @@ public struct PayloadBuilder: Sendable {
         guard AttachmentType.forTypeHint(attachment.typeHint) != nil else {
             throw .unsupportedType(role: attachment.role, typeHint: attachment.typeHint)
         }
-        var rect: ClipRect?
+        var rect: UnitRect?
         var time: Double?
         if keepThumbnailOptions {
             if let r = attachment.options.thumbnailClippingRect {
-                guard r.isValidUnitRect else { throw .invalidClipRect(role: attachment.role, r) }
+                guard r.isValid else { throw .invalidClipRect(role: attachment.role, r) }
                 rect = Self.rounded(r)
             }
             if let t = attachment.options.thumbnailTime {
@@ -228,13 +228,13 @@ public struct PayloadBuilder: Sendable {
     }
 
     /// Rounds to 4 decimals (0.01 % of the image) and keeps the rect inside the unit square.
-    static func rounded(_ r: ClipRect) -> ClipRect {
+    static func rounded(_ r: UnitRect) -> UnitRect {
         func round4(_ v: Double) -> Double { (v * 10_000).rounded() / 10_000 }
         let x = round4(r.x)
         let y = round4(r.y)
         let width = min(round4(r.width), round4(1 - x))
         let height = min(round4(r.height), round4(1 - y))
-        return ClipRect(x: x, y: y, width: width, height: height)
+        return UnitRect(x: x, y: y, width: width, height: height)
     }
 
     private func resolvedBaseURL() throws(PayloadError) -> String? {

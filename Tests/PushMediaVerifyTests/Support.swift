@@ -1,25 +1,17 @@
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 /// Programs the tests run, and where things are.
 enum Support {
     /// The `pushmedia` executable built next to the test bundle.
-    static var pushmedia: String {
-        var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("pushmedia").path), folder.path != "/" {
-            folder = folder.deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("pushmedia").path
-    }
+    static var pushmedia: String { TestPaths.pushmedia }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
 
     static func temporaryFolder(_ name: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pushmedia-verify-\(name)-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try TestPaths.temporaryFolder(prefix: "pushmedia-verify", name)
     }
 
     struct Run: Sendable {

@@ -101,7 +101,7 @@ struct ProcessCommand: AsyncParsableCommand {
                     preparing.leave()
                 }
             } else if count > 0 {
-                ItemProcessor.prepare(for: profile, in: preparing)
+                ItemProcessor.prepare(for: profile, in: preparing, hooks: CommandHooks.items)
             }
         } catch {
             throw ValidationError("\(error)")
@@ -112,6 +112,7 @@ struct ProcessCommand: AsyncParsableCommand {
         if let bucket { (batch.bucket, batch.stateDirectory) = (bucket, outURL) }
         batch.isolation = isolation
         batch.layout = layout
+        batch.hooks = CommandHooks.items
         let reporter = ProgressReporter(interactive: isatty(STDERR_FILENO) == 1)
         let events = json ? EventWriter() : nil
         let result: QueuedBatch.Result
