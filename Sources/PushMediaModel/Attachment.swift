@@ -1,6 +1,6 @@
 /// One file to attach to a notification (`UNNotificationAttachment`).
 public struct Attachment: Codable, Sendable, Equatable {
-    /// Unique within the item: `thumbnail`, `expanded`, `media`.
+    /// Unique within the item: `thumbnail`, `expanded`, `media`, `android`.
     public var identifier: String
     public var role: Role
     /// File name inside the output folder (content-addressed: `<sha256 prefix>-<role>.<ext>`).
@@ -31,6 +31,10 @@ public struct Attachment: Codable, Sendable, Equatable {
     /// frame, audio's cover art) the image was cut from, so faces and the subject can be placed
     /// on it.
     public var sourceRect: UnitRect?
+    /// The Android image: true when its centre square (what Android shows collapsed, as the
+    /// large icon) holds the subject (the faces when there are any); false when the source
+    /// leaves no 2:1 window at least `android.minWidth` wide that does. Absent on other roles.
+    public var subjectInCentreSquare: Bool?
     public var options: Options
 
     public init(
@@ -136,6 +140,13 @@ public struct Attachment: Codable, Sendable, Equatable {
         case expanded
         /// The movie or audio itself.
         case media
+        /// The one still image Android's SDKs download (FCM's `android.notification.image`, the
+        /// vendors' big picture): about 2:1, JPEG (PNG only with real transparency), with the
+        /// subject in its centre square where the source allows. iOS payloads never carry it.
+        case android
+
+        /// True for the attachments an iOS notification downloads.
+        public var isIOS: Bool { self != .android }
     }
 
     /// `UNNotificationAttachment` options, under PushMedia's names.

@@ -3,7 +3,7 @@
 
 extension Profile {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, thumbnail, expanded, crop, jpeg, png, animation, video, audio, budgets, delivery, limits
+        case name, thumbnail, expanded, crop, jpeg, png, animation, video, audio, budgets, delivery, limits, android
     }
 
     public init(from decoder: Decoder) throws {
@@ -22,6 +22,20 @@ extension Profile {
         budgets = try c.decodeIfPresent(Budgets.self, forKey: .budgets) ?? d.budgets
         delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? d.delivery
         limits = try c.decodeIfPresent(Limits.self, forKey: .limits) ?? d.limits
+        android = try c.decodeIfPresent(Android.self, forKey: .android) ?? d.android
+    }
+}
+
+extension Profile.Android {
+    enum CodingKeys: String, CodingKey, CaseIterable { case maxWidth, minWidth, budget }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Self()
+        maxWidth = try c.decodeIfPresent(Int.self, forKey: .maxWidth) ?? d.maxWidth
+        // Not above the width; a width out of range is reported alone.
+        minWidth = try c.decodeIfPresent(Int.self, forKey: .minWidth) ?? min(d.minWidth, max(1, maxWidth))
+        budget = try c.decodeIfPresent(Int.self, forKey: .budget) ?? d.budget
     }
 }
 

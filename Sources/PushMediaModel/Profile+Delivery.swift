@@ -76,8 +76,10 @@ public struct NotificationDelivery: Codable, Sendable, Equatable {
         self.linkBitsPerSecond = linkBitsPerSecond
     }
 
-    /// The delivery of `attachments` under `target`; nil when there are none.
+    /// The delivery of `attachments` under `target` on iOS (the service extension downloads
+    /// every iOS attachment; the Android image is fetched by Android alone); nil when there are none.
     public init?(attachments: [Attachment], target: Profile.Delivery) {
+        let attachments = attachments.filter(\.role.isIOS)
         guard !attachments.isEmpty else { return nil }
         let bytes = attachments.reduce(0) { $0 + $1.bytes }
         self.init(

@@ -66,6 +66,14 @@ extension Profile {
         } else {
             check(audio.minBitRate, 16_000, 512_000, "audio.minBitRate")
         }
+        if check(android.maxWidth, 16, 4096, "android.maxWidth") {
+            check(android.minWidth, 1, android.maxWidth, "android.minWidth", upperName: "android.maxWidth (\(android.maxWidth))")
+        } else {
+            check(android.minWidth, 1, 4096, "android.minWidth")
+        }
+        check(
+            android.budget, 1_000, Android.hardLimit, "android.budget",
+            upperName: "\(Android.hardLimit) (Firebase's 1 MiB limit for Android images)")
         return out + delivery.problems
     }
 

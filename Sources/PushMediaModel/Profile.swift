@@ -20,6 +20,8 @@ public struct Profile: Codable, Sendable, Equatable {
     public var delivery: Delivery
     /// Input safety limits, checked from the header before pixels are decoded.
     public var limits: Limits
+    /// The Android image (FCM's `android.notification.image`, the vendors' big picture).
+    public var android: Android
 
     public init(
         name: String = "default",
@@ -33,8 +35,10 @@ public struct Profile: Codable, Sendable, Equatable {
         audio: Audio = Audio(),
         budgets: Budgets = Budgets(),
         delivery: Delivery = Delivery(),
-        limits: Limits = Limits()
+        limits: Limits = Limits(),
+        android: Android = Android()
     ) {
+        self.android = android
         self.name = name
         self.thumbnail = thumbnail
         self.expanded = expanded
@@ -217,6 +221,32 @@ public struct Profile: Codable, Sendable, Equatable {
             self.maxFrames = maxFrames
             self.maxAnimationPixels = maxAnimationPixels
             self.timeoutSeconds = timeoutSeconds
+        }
+    }
+
+    /// The Android image: one still, 2:1, with the subject in its centre square where the
+    /// source allows (docs/configuration.md#android).
+    ///
+    /// Android keeps a big picture within 284 dp wide (`BigPictureStyle.reduceImageSizes`, the
+    /// height dimen is passed as the width bound): 852 px at density 3, 994 px at 3.5, so 1024
+    /// px covers the common densities without sending pixels the device throws away.
+    public struct Android: Codable, Sendable, Equatable {
+        /// Largest width in pixels; the height is half of it. Never upscaled past the source.
+        public var maxWidth: Int
+        /// Narrowest 2:1 window (in decoded pixels) the planner may shrink to so that an
+        /// off-centre subject lies in the centre square; Braze asks for at least 600×300.
+        public var minWidth: Int
+        /// Byte budget of the image: 200 KB download in 1.6 s at 1 Mbit/s, well inside FCM's 5 s
+        /// (Airship advises under 200 KB). Never above ``hardLimit``.
+        public var budget: Int
+
+        /// Firebase Messaging for Android refuses an image over 1 MiB (`MAX_IMAGE_SIZE_BYTES`).
+        public static let hardLimit = Delivery.fcmImageLimit
+
+        public init(maxWidth: Int = 1024, minWidth: Int = 600, budget: Int = 200_000) {
+            self.maxWidth = maxWidth
+            self.minWidth = minWidth
+            self.budget = budget
         }
     }
 

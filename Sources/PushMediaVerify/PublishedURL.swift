@@ -118,17 +118,15 @@ extension PublishedURL {
             // never downloads them.
             return [iOS]
         case .expanded:
-            // iOS payloads carry it when it is the item's primary attachment (no movie or audio);
-            // FCM sends it as `android.notification.image` while it is the item's Android image.
-            var rules: [DownloadRule] = []
-            if PayloadBuilder.primary(of: item)?.role == .expanded { rules.append(iOS) }
-            if PayloadBuilder.androidImage(of: item)?.role == .expanded { rules.append(fcmImage(limits)) }
-            return rules
+            // iOS payloads carry it when it is the item's primary attachment (no movie or audio).
+            return PayloadBuilder.primary(of: item)?.role == .expanded ? [iOS] : []
+        case .android:
+            // FCM sends it as `android.notification.image`; no iOS payload carries it.
+            return [fcmImage(limits)]
         }
     }
 
-    /// FCM's rule for the image its Android SDK downloads (the expanded image, or a role of its
-    /// own): at most 1 MiB, announced by `Content-Length`, within ``VerifyLimits/fcmSeconds``.
+    /// FCM's rule for the image its Android SDK downloads (the `android` attachment): at most 1 MiB, announced by `Content-Length`, within ``VerifyLimits/fcmSeconds``.
     public static func fcmImage(_ limits: VerifyLimits) -> DownloadRule {
         .fcmImage(seconds: limits.fcmSeconds)
     }

@@ -115,6 +115,32 @@ struct ProfileValidationTests {
         #expect(profile.problems.count == 1 && profile.problems[0].contains("bytes per image"), "\(profile.problems)")
     }
 
+    @Test("the android section: widths and a budget within Firebase's 1 MiB, each message naming its key")
+    func androidSection() throws {
+        var profile = Profile()
+        #expect(profile.android == Profile.Android(maxWidth: 1024, minWidth: 600, budget: 200_000))
+        profile.android.maxWidth = 8
+        profile.android.minWidth = 600
+        #expect(profile.problems == ["android.maxWidth must be in 16…4096, got 8"])
+        profile.android.maxWidth = 500
+        #expect(profile.problems == ["android.minWidth must be in 1…android.maxWidth (500), got 600"])
+        profile.android.minWidth = 300
+        profile.android.budget = 1_048_577
+        #expect(profile.problems == ["android.budget must be in 1000…1048576 (Firebase's 1 MiB limit for Android images), got 1048577"])
+        profile.android.budget = 1_048_576
+        #expect(profile.problems.isEmpty)
+        // From a file: a partial section keeps the other defaults; a minWidth left out is not above the width.
+        let parsed = try ProfileLoader.parse(Data("android:\n  maxWidth: 400\n".utf8))
+        #expect(parsed.android == Profile.Android(maxWidth: 400, minWidth: 400, budget: 200_000))
+        #expect(Self.refusal("android:\n  maxWidht: 400\n").contains("unknown key \"maxWidht\" in android"))
+        #expect(Self.refusal("android:\n  budget: 2000000\n").contains("android.budget must be in 1000…1048576"))
+        // The Android budget is held under the time one image may take too.
+        var slow = Profile()
+        slow.delivery.linkBitsPerSecond = 100_000
+        #expect(DeliveryBudget(profile: slow, carriesMedia: false).android == 62_500)
+        #expect(DeliveryBudget(profile: Profile(), carriesMedia: false).android == 200_000)
+    }
+
     @Test("YAML from the issue: quality 0, bit rate 0, NaN, inf and 1e308 seconds are refused, not trapped", arguments: [
         ("jpeg: {quality: 0}", "jpeg.quality"),
         ("audio: {bitRate: 0}", "audio.bitRate"),
@@ -295,6 +321,7 @@ struct ProfileValidationTests {
                     #expect(budget.image(role, animated: animated, spent: 0) > 0, "\(role) \(animated): \(context())")
                 }
             }
+            #expect(budget.android > 0 && budget.android <= Profile.Android.hardLimit, "\(context())")
             if carriesMedia {
                 #expect(budget.media(.movie, spent: 0) > 0 && budget.media(.audio, spent: 0) > 0, "\(context())")
             }

@@ -43,6 +43,12 @@ struct TinyInputTests {
                 #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(attachment.file).path))
             }
             #expect(thumbnail.width == thumbnail.height, "\(item.source): the thumbnail is square")
+            // The Android image too: within the source, a still, on disk.
+            let android = try #require(item.attachment(.android), "\(item.source) has no Android image")
+            let aw = android.width ?? 0, ah = android.height ?? 0
+            #expect(aw >= 1 && ah >= 1 && aw <= size.width && ah <= size.height && android.frames == nil,
+                    "\(item.source): android \(aw)×\(ah) from \(size.width)×\(size.height)")
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(android.file).path))
         }
         // No item process died on one (under scripts/test, a sanitizer report ends it too).
         let crashed = manifest.items.filter { $0.error?.code == .workerCrashed }
@@ -52,7 +58,7 @@ struct TinyInputTests {
         #expect(failedImages.isEmpty, "\(failedImages.map { "\($0.source): \($0.error?.code.rawValue ?? "") \($0.error?.message ?? "")" })")
         // A 1×1 source gives 1×1 outputs.
         for item in manifest.items where item.source.contains("-1x1.") && !item.source.hasPrefix("movie-") {
-            #expect(item.attachment(.thumbnail)?.width == 1 && item.attachment(.expanded)?.height == 1, "\(item.source)")
+            #expect(item.attachment(.thumbnail)?.width == 1 && item.attachment(.expanded)?.height == 1 && item.attachment(.android)?.width == 1, "\(item.source)")
         }
     }
 

@@ -15,7 +15,10 @@ enum Items {
     }
 
     static func image(_ source: String, base: String? = "https://cdn.example.com/spring/", seconds: Double = 20) -> Item {
-        let attachments = [attachment(.thumbnail, .jpeg, bytes: 10_744, url: base), attachment(.expanded, .jpeg, bytes: 61_203, url: base)]
+        let attachments = [
+            attachment(.thumbnail, .jpeg, bytes: 10_744, url: base), attachment(.expanded, .jpeg, bytes: 61_203, url: base),
+            attachment(.android, .jpeg, bytes: 48_000, url: base),
+        ]
         return Item(
             source: source, kind: .image, status: .ok, attachments: attachments,
             delivery: NotificationDelivery(attachments: attachments, target: Profile.Delivery(seconds: seconds)))
@@ -24,7 +27,7 @@ enum Items {
     static func video(_ source: String, base: String? = "https://cdn.example.com/spring/") -> Item {
         let attachments = [
             attachment(.thumbnail, .jpeg, bytes: 9_000, url: base), attachment(.expanded, .jpeg, bytes: 40_000, url: base),
-            attachment(.media, .mp4, bytes: 900_000, url: base),
+            attachment(.media, .mp4, bytes: 900_000, url: base), attachment(.android, .jpeg, bytes: 35_000, url: base),
         ]
         return Item(source: source, kind: .video, status: .ok, attachments: attachments, delivery: NotificationDelivery(attachments: attachments, target: .init()))
     }
@@ -40,19 +43,21 @@ struct PublishedURLTests {
 
     @Test func imageItem() throws {
         let urls = try PublishedURL.urls(of: Items.image("a.jpg", seconds: 12.5), builder: PayloadBuilder(), limits: limits)
-        #expect(urls.map(\.role) == [.thumbnail, .expanded])
+        #expect(urls.map(\.role) == [.thumbnail, .expanded, .android])
         #expect(urls[0].rules == [.iOS(seconds: 12.5)])
-        #expect(urls[1].rules == [.iOS(seconds: 12.5), .fcmImage(seconds: 5)])
+        #expect(urls[1].rules == [.iOS(seconds: 12.5)])
+        #expect(urls[2].rules == [.fcmImage(seconds: 5)])
+        #expect(urls[2].url == "https://cdn.example.com/spring/ab/abcdef-android.jpg")
         #expect(urls[1].deadline == 12.5)
         #expect(urls[0].url == "https://cdn.example.com/spring/ab/abcdef-thumbnail.jpg")
         #expect(urls[0].expected.bytes == 10_744 && urls[0].expected.mimeType == "image/jpeg")
     }
 
-    @Test("a movie: iOS gets the movie and the thumbnail, FCM's Android SDK the expanded poster")
+    @Test("a movie: iOS gets the movie and the thumbnail, FCM's Android SDK the Android image of the poster; no payload names the expanded poster")
     func videoItem() throws {
         let urls = try PublishedURL.urls(of: Items.video("v.mp4"), builder: PayloadBuilder(), limits: VerifyLimits(iOSSeconds: 8, fcmSeconds: 2))
-        #expect(urls.map(\.role) == [.thumbnail, .expanded, .media])
-        #expect(urls.map(\.rules) == [[.iOS(seconds: 8)], [.fcmImage(seconds: 2)], [.iOS(seconds: 8)]])
+        #expect(urls.map(\.role) == [.thumbnail, .media, .android])
+        #expect(urls.map(\.rules) == [[.iOS(seconds: 8)], [.iOS(seconds: 8)], [.fcmImage(seconds: 2)]])
     }
 
     @Test func failedItemsPublishNothing() throws {
@@ -62,7 +67,11 @@ struct PublishedURLTests {
     @Test("--base-url overrides the manifest's URLs; without either, verify cannot run")
     func baseURL() throws {
         let urls = try PublishedURL.urls(of: Items.image("a.jpg", base: nil), builder: PayloadBuilder(baseURL: "https://staging.example.com/x"), limits: limits)
-        #expect(urls.map(\.url) == ["https://staging.example.com/x/ab/abcdef-thumbnail.jpg", "https://staging.example.com/x/ab/abcdef-expanded.jpg"])
+        #expect(
+            urls.map(\.url) == [
+                "https://staging.example.com/x/ab/abcdef-thumbnail.jpg", "https://staging.example.com/x/ab/abcdef-expanded.jpg",
+                "https://staging.example.com/x/ab/abcdef-android.jpg",
+            ])
         #expect(throws: PublishedURLError.noURL(source: "a.jpg", role: .thumbnail)) {
             try PublishedURL.urls(of: Items.image("a.jpg", base: nil), builder: PayloadBuilder(), limits: limits)
         }

@@ -58,7 +58,7 @@ struct CatalogueBatchTests {
 
         // Over 1,000 inputs: every file in the subfolder of its hash's first two digits.
         let attachments = manifest.items.flatMap(\.attachments)
-        #expect(attachments.count == 2 * Self.count)
+        #expect(attachments.count == 3 * Self.count, "thumbnail, expanded and Android image per item")
         for attachment in attachments {
             let parts = attachment.file.split(separator: "/")
             #expect(parts.count == 2 && parts[1].hasPrefix(parts[0]) && parts[0].count == 2, "\(attachment.file)")

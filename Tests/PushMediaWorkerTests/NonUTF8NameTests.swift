@@ -86,7 +86,7 @@ struct NonUTF8NameTests {
             #expect(item.status == .ok, "\(entry.source): \(item.error?.message ?? "")")
             #expect(item.sourceSHA256 == (try sha256(entry.fixture)), "\(entry.source)")
             #expect(item.probe?.width != nil, "\(entry.source) was not probed")
-            #expect(item.attachments.count == (entry.fixture.hasPrefix("video/") ? 3 : 2), "\(entry.source)")
+            #expect(item.attachments.count == (entry.fixture.hasPrefix("video/") ? 4 : 3), "\(entry.source)")
             for attachment in item.attachments {
                 // A regular file of the recorded size (a kept movie is copied, not linked).
                 var info = stat()

@@ -212,7 +212,7 @@ struct WorkerEndpointTests {
             let item = try #require(try Manifest.decode(from: Data(contentsOf: manifestFile)).items.first)
             #expect(item.source == url)
             if allow {
-                #expect(assembled.status == 0 && item.status == .ok && item.attachments.count == 2, "\(item.error?.message ?? "")")
+                #expect(assembled.status == 0 && item.status == .ok && item.attachments.count == 3, "\(item.error?.message ?? "")")
             } else {
                 #expect(assembled.status == 1 && item.error?.code == .sourceForbidden, "\(item.error?.message ?? "")")
             }

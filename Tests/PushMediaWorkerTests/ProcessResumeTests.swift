@@ -43,7 +43,7 @@ struct ProcessResumeTests {
         #expect(second.status == 0, "\(second.error)")
         let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
         #expect(manifest.items.map(\.source) == (1...count).map { String(format: "img%03d.jpg", $0) })
-        #expect(manifest.items.allSatisfy { $0.status == .ok && $0.attachments.count == 2 })
+        #expect(manifest.items.allSatisfy { $0.status == .ok && $0.attachments.count == 3 })
 
         let after = try await Support.jobs("sqlite:" + queuePath, campaign: campaign)
         #expect(after.count == count && after.allSatisfy { $0.state == .succeeded })

@@ -64,7 +64,7 @@ struct S3OutputTests {
         #expect(try await Support.run(
             Support.pushmedia, ["manifest", "--queue", url, "--campaign", "s3", "--out", manifestFile.path], in: folder).status == 0)
         let manifest = try Manifest.decode(from: Data(contentsOf: manifestFile))
-        #expect(manifest.items.count == 12 && manifest.items.allSatisfy { $0.status == .ok && $0.attachments.count == 2 })
+        #expect(manifest.items.count == 12 && manifest.items.allSatisfy { $0.status == .ok && $0.attachments.count == 3 })
         try await s3.expectStored(manifest, prefix: "c", extra: [])
         // Nothing stays on the workers' local disk past the job.
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("pushmedia-job-") } == [])

@@ -52,7 +52,7 @@ struct StorageFailureTests {
         let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
         #expect(manifest.items.map(\.source) == (1...8).map { String(format: "p%02d.jpg", $0) })
         for item in manifest.items {
-            #expect(item.status == .ok && item.attachments.count == 2, "\(item.source): \(String(describing: item.error))")
+            #expect(item.status == .ok && item.attachments.count == 3, "\(item.source): \(String(describing: item.error))")
             for attachment in item.attachments {
                 #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(attachment.file).path))
             }

@@ -19,10 +19,14 @@ struct DeliveryBudget: Equatable {
     var perType: Profile.Budgets
     /// True when a movie or audio file follows the images.
     var carriesMedia: Bool
+    /// Bytes the Android image may take: its profile budget, within the time one image may take
+    /// and Firebase's 1 MiB. Android downloads it alone: it is not part of ``notification``.
+    var android: Int
 
     init(profile: Profile, carriesMedia: Bool) {
         notification = profile.delivery.notificationBytes
         image = profile.delivery.imageBytes
+        android = max(0, min(profile.android.budget, Profile.Android.hardLimit, profile.delivery.imageBytes))
         perType = profile.budgets
         self.carriesMedia = carriesMedia
     }

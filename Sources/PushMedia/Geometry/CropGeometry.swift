@@ -171,9 +171,15 @@ public struct ImagePlan: Sendable, Equatable {
         let thumb = min(profile.thumbnail.size, side)
         thumbnail = PixelSize(width: thumb, height: thumb)
 
-        // The decode must keep each crop at least as large as its output.
+        // The decode must keep each crop at least as large as its output (the Android image's
+        // largest window too; a narrower one near an edge may come out below its maximum).
+        let androidCrop = CropGeometry.largestCrop(in: source, aspect: AndroidWindow.aspect)
+        let androidWidth = min(profile.android.maxWidth, androidCrop.width)
         let scale = min(
-            1, max(Double(expandedWidth) / Double(expandedCrop.width), Double(thumb) / Double(side)))
+            1,
+            max(
+                Double(expandedWidth) / Double(expandedCrop.width), Double(thumb) / Double(side),
+                Double(androidWidth) / Double(androidCrop.width)))
         decode = PixelSize(
             width: min(source.width, max(1, Int((Double(source.width) * scale).rounded(.up)))),
             height: min(source.height, max(1, Int((Double(source.height) * scale).rounded(.up)))))

@@ -1,8 +1,8 @@
 import PushMediaModel
 
-/// Both variants as bytes within their budgets, with what their attachments need to say.
+/// The variants as bytes within their budgets, with what their attachments need to say.
 struct Encoded {
-    /// The thumbnail, then the expanded variant.
+    /// The thumbnail, then the expanded variant, then the Android image (when it fitted its budget).
     var images: [EncodedImage]
     /// The thumbnail's square inside the expanded variant.
     var clipRect: UnitRect
@@ -10,6 +10,8 @@ struct Encoded {
     var representativeFrame: Int?
     /// Where each variant was cut from the source, as unit rects (`Attachment.sourceRect`).
     var sourceRects: [Attachment.Role: UnitRect] = [:]
+    /// Whether the Android image's centre square holds the subject.
+    var androidSubjectInCentreSquare: Bool?
 
     /// Encodes every variant within its byte budget: JPEG for opaque stills, PNG for real alpha,
     /// animated GIF for animations. The thumbnail is made first; the expanded variant's budget
@@ -40,13 +42,40 @@ struct Encoded {
                 throw error
             }
         }
+        if let android = try encodeAndroid(framed, within: delivery, run) { images.append(android) }
         return Encoded(
             images: images, clipRect: framed.clipRect, representativeFrame: framed.representativeFrame,
-            sourceRects: Dictionary(uniqueKeysWithValues: images.compactMap { image in framed.sourceRect(image.role).map { (image.role, $0) } }))
+            sourceRects: Dictionary(uniqueKeysWithValues: images.compactMap { image in framed.sourceRect(image.role).map { (image.role, $0) } }),
+            androidSubjectInCentreSquare: framed.androidWindow.subjectInCentreSquare)
     }
 
-    /// Bytes of both variants together.
-    var bytes: Int { images.reduce(0) { $0 + $1.data.count } }
+    /// The Android image within its own budget (``DeliveryBudget/android``): Android downloads it
+    /// alone, so it takes nothing from the iOS notification's bytes. One that cannot fit is left
+    /// out with a warning (the iOS variants and the payloads stand without it), never failing the item.
+    static func encodeAndroid(_ framed: Framed, within delivery: DeliveryBudget, _ run: ItemRun) throws -> EncodedImage? {
+        let pixels = framed.android
+        let format = ImageEncoder.format(for: pixels, keepsAlpha: framed.androidKeepsAlpha)
+        do {
+            let encoded = try ImageEncoder.encode(
+                pixels, role: .android, as: format, budget: delivery.android, profile: run.profile, deadline: run.deadline)
+            run.warnings += warnings(for: encoded, total: nil)
+            if !framed.androidWindow.subjectInCentreSquare {
+                run.warnings.append(
+                    "android: the subject is not in the centre square Android shows collapsed: no 2:1 window at least "
+                        + "\(run.profile.android.minWidth) pixels wide (android.minWidth) has it there")
+            }
+            return encoded
+        } catch let error as Vips.Error {
+            if run.isPastDeadline { throw run.timedOut("encoding the android image") }
+            throw ItemError(.encodeFailed, "cannot encode the android image as \(format.rawValue): \(error.message)")
+        } catch let error as ItemError where error.code == .overBudget {
+            run.warnings.append("android: no Android image: \(error.message)")
+            return nil
+        }
+    }
+
+    /// Bytes of the iOS variants together (what the notification's other attachments are budgeted after).
+    var bytes: Int { images.filter(\.role.isIOS).reduce(0) { $0 + $1.data.count } }
 
     static func warnings(for encoded: EncodedImage, total: Int?, maxFramesPerSecond: Int = 0) -> [String] {
         let role = encoded.role.rawValue

@@ -1,6 +1,7 @@
 import PushMediaModel
 
-/// The two variants cut from the one decode, and where the thumbnail sits in the expanded one.
+/// The variants cut from the one decode (thumbnail, expanded, Android), and where the thumbnail
+/// sits in the expanded one.
 struct Framed {
     /// The square thumbnail (a still of the representative frame when the profile asks for one).
     var thumbnail: Pixels
@@ -17,6 +18,13 @@ struct Framed {
     var placement: ImagePlan.Placement
     /// The size of the decoded image the placement is in.
     var working: PixelSize
+    /// The Android image: one still (an animation's representative frame), 2:1, the subject in
+    /// its centre square where the source allows.
+    var android: Pixels
+    /// True when the Android image's alpha is real (it becomes a PNG).
+    var androidKeepsAlpha: Bool
+    /// Where the Android image was cut, and whether its centre square holds the subject.
+    var androidWindow: AndroidWindow
 
     /// Where `role`'s variant was cut, as a unit rect of the decoded (so of the oriented source) image.
     func sourceRect(_ role: Attachment.Role) -> UnitRect? {
@@ -24,6 +32,7 @@ struct Framed {
         switch role {
         case .thumbnail: rect = placement.thumbnailRect
         case .expanded: rect = placement.expandedRect
+        case .android: rect = androidWindow.rect
         case .media: return nil
         }
         return UnitRect(rect, in: working)
@@ -40,22 +49,34 @@ struct Framed {
         let placement = plan.placement(
             working: working, subject: subject.point,
             keeping: subject.keep, avoiding: subject.avoid, aspect: run.profile.expanded.aspect)
+        let androidWindow = AndroidWindow.plan(
+            working: working, subject: subject.point, keeping: subject.keep, avoiding: subject.avoid, profile: run.profile.android)
         do {
             return try Vips.attributed(until: run.deadline) {
                 var thumbnailSource = decoded.pixels
                 var keepsAlpha = decoded.keepsAlpha
-                if run.profile.animation.stillThumbnail, case .animation(let animation) = decoded.pixels {
-                    // The one frame the still is cut from (the subject search's); its own alpha decides PNG or JPEG.
+                // Android decodes one static bitmap: its image is a still of the frame the iOS
+                // still thumbnail shows (the subject search's), whatever the profile says of that
+                // thumbnail; the frame's own alpha decides PNG or JPEG.
+                var stillSource = decoded.pixels
+                var stillKeepsAlpha = decoded.keepsAlpha
+                if case .animation(let animation) = decoded.pixels {
                     let frame = try subject.representativeImage ?? animation.frame(subject.representativeFrame ?? 0)
                     let (still, realAlpha) = try frame.normalizedToSRGB8()
-                    thumbnailSource = .still(still)
-                    keepsAlpha = realAlpha
+                    stillSource = .still(still)
+                    stillKeepsAlpha = realAlpha
+                    if run.profile.animation.stillThumbnail {
+                        thumbnailSource = stillSource
+                        keepsAlpha = realAlpha
+                    }
                 }
                 return Framed(
                     thumbnail: try thumbnailSource.cut(placement.thumbnailRect, to: plan.thumbnail),
                     expanded: try decoded.pixels.cut(placement.expandedRect, to: plan.expanded),
                     clipRect: placement.clipRect, representativeFrame: subject.representativeFrame, keepsAlpha: keepsAlpha,
-                    placement: placement, working: working)
+                    placement: placement, working: working,
+                    android: try stillSource.cut(androidWindow.rect, to: androidWindow.output), androidKeepsAlpha: stillKeepsAlpha,
+                    androidWindow: androidWindow)
             }
         } catch let error as Vips.Error {
             if run.isPastDeadline { throw run.timedOut("cutting the variants") }

@@ -19,7 +19,7 @@ extension Encoded {
                 case .expanded:
                     // Shown large when expanded; the clipping rect gives the collapsed square.
                     .init(thumbnailHidden: false, thumbnailClippingRect: clipRect)
-                case .thumbnail, .media:
+                case .thumbnail, .media, .android:
                     .init(thumbnailHidden: false)
                 }
             if encoded.format == .gif, let frame = representativeFrame {
@@ -33,6 +33,7 @@ extension Encoded {
                 bytes: stored.bytes, sha256: stored.sha256, width: encoded.width, height: encoded.height,
                 frames: encoded.frames, budget: encoded.budget, encoding: encoded.encoding, options: options)
             attachment.sourceRect = sourceRects[encoded.role]
+            if encoded.role == .android { attachment.subjectInCentreSquare = androidSubjectInCentreSquare }
             return attachment
         }
     }
@@ -45,6 +46,7 @@ extension Attachment.Role {
         case .thumbnail: "thumb"
         case .expanded: "expanded"
         case .media: "media"
+        case .android: "android"
         }
     }
 }
