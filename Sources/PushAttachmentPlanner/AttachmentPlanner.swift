@@ -49,6 +49,13 @@ public struct AttachmentPlanner: Sendable {
             parseBraze(att, &state)
             return finish(.braze, state)
         }
+        if let apple = root["messages"]?["apple_push"], let url = apple["asset_url"] {
+            // A Braze /messages/send body, as a sender submits it.
+            state.add(
+                identifier: "braze", url: url, urlPath: "messages.apple_push.asset_url", fileExtension: apple["asset_file_type"],
+                fileExtensionPath: "messages.apple_push.asset_file_type")
+            return finish(.braze, state)
+        }
         for (key, value) in [
             ("com.urbanairship.media_attachment", root["com.urbanairship.media_attachment"]),
             ("media_attachment", root["media_attachment"]),
@@ -75,13 +82,15 @@ public struct AttachmentPlanner: Sendable {
                 return finish(.fcm, state)
             }
         }
-        if let media = root["adb_media"] {
-            state.add(identifier: "adobe", url: media, urlPath: "adb_media")
-            return finish(.adobe, state)
+        for (key, value) in [("adb_media", root["adb_media"]), ("message.apns.payload.adb_media", root["message"]?["apns"]?["payload"]?["adb_media"])] {
+            if let value {
+                state.add(identifier: "adobe", url: value, urlPath: key)
+                return finish(.adobe, state)
+            }
         }
         state.problem(
             .noAttachment, "(root)",
-            "no attachment key: none of pm, ab.att, com.urbanairship.media_attachment, att, fcm_options.image, adb_media")
+            "no attachment key: none of pm, ab.att, messages.apple_push.asset_url, com.urbanairship.media_attachment, att, fcm_options.image, adb_media")
         return finish(nil, state)
     }
 

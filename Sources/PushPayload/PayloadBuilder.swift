@@ -123,11 +123,19 @@ public struct PayloadBuilder: Sendable {
         var warnings: [String] = []
         let selected = try selectAttachments(for: item, warnings: &warnings)
         var androidImage: PayloadAttachment?
-        if format == .fcm, !selected.isEmpty, let image = Self.androidImage(of: item) {
-            androidImage = try make(image, base: try resolvedBaseURL(), hidden: false, keepThumbnailOptions: false)
+        var largeIcon: PayloadAttachment?
+        if format != .apns, item.status == .ok {
+            let base = try resolvedBaseURL()
+            if let image = Self.androidImage(of: item) {
+                androidImage = try make(image, base: base, hidden: false, keepThumbnailOptions: false)
+            }
+            if let thumbnail = item.attachment(.thumbnail), AttachmentType.forTypeHint(thumbnail.typeHint)?.category == .image {
+                largeIcon = try make(thumbnail, base: base, hidden: false, keepThumbnailOptions: false)
+            }
         }
         let context = FormatContext(
-            item: item, mode: mode, text: text, selected: selected, androidImage: androidImage, warnings: warnings)
+            item: item, mode: mode, text: text, selected: selected, androidImage: androidImage, largeIcon: largeIcon,
+            warnings: warnings)
         var payload: Payload
         switch format {
         case .apns: payload = try Self.apns(context)
@@ -188,13 +196,14 @@ public struct PayloadBuilder: Sendable {
         item.attachment(.media) ?? item.attachment(.expanded) ?? item.attachment(.thumbnail)
     }
 
-    /// The image FCM's Android SDK downloads for `item` (`android.notification.image`): the
-    /// expanded image, when it is an image.
+    /// The image Android's SDKs download for `item` (FCM's `android.notification.image`, the
+    /// vendors' big picture): its `android` attachment, when it is an image. Manifests written
+    /// before PushMedia made one have none (payloads then carry no Android image, with a warning).
     public static func androidImage(of item: Item) -> Attachment? {
-        guard let expanded = item.attachment(.expanded), AttachmentType.forTypeHint(expanded.typeHint)?.category == .image else {
+        guard let android = item.attachment(.android), AttachmentType.forTypeHint(android.typeHint)?.category == .image else {
             return nil
         }
-        return expanded
+        return android
     }
 
     /// The URL a payload names for `attachment`: ``baseURL`` joined with its file, else the
@@ -298,9 +307,36 @@ struct FormatContext: Sendable {
     var text: AlertText
     /// From ``PayloadBuilder/selectAttachments(for:)``; empty means text-only.
     var selected: [PayloadAttachment]
-    /// The expanded image, for FCM's `android.notification.image`.
+    /// The Android image (the vendors' big picture, FCM's `android.notification.image`).
     var androidImage: PayloadAttachment?
+    /// The square thumbnail, for vendors whose Android SDK shows a separate large icon
+    /// collapsed (OneSignal's `large_icon`, Braze's `push_icon_image_url`, Adobe's `adb_large_icon`).
+    var largeIcon: PayloadAttachment?
     var warnings: [String]
+
+    /// The Android image when the item has one within `limit` bytes; else nil, with a warning
+    /// naming `key` and why it is not set.
+    func android(_ format: PayloadFormat, limit: Int, key: String, warnings: inout [String]) -> PayloadAttachment? {
+        guard item.status == .ok else { return nil }
+        guard let image = androidImage else {
+            warnings.append(
+                "item \(item.source) has no Android image (a movie without a poster frame, audio without cover art, or a manifest written before PushMedia made one): \(key) is not set")
+            return nil
+        }
+        guard image.bytes <= limit else {
+            warnings.append(
+                "the Android image of \(item.source) is \(image.bytes) bytes, over \(format.rawValue)'s \(limit): \(key) is not set; lower android.budget in the profile")
+            return nil
+        }
+        if let warning = image.extensionWarning { warnings.append(warning) }
+        return image
+    }
+
+    /// The square thumbnail as an Android large icon, when the item has one within `limit` bytes.
+    func androidLargeIcon(limit: Int) -> PayloadAttachment? {
+        guard let icon = largeIcon, icon.bytes <= limit else { return nil }
+        return icon
+    }
 
     /// The first selected attachment: what one-URL formats send.
     var primary: PayloadAttachment? { selected.first.map { $0.withoutOptions } }

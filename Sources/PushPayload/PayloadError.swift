@@ -20,8 +20,6 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidClipRect(role: Attachment.Role, UnitRect)
     /// The manifest's thumbnail time is negative, NaN or infinite.
     case invalidThumbnailTime(role: Attachment.Role, Double)
-    /// FCM's `android.notification.image` would be larger than Android's 1 MB.
-    case androidImageTooLarge(bytes: Int, limit: Int)
     /// No item in the manifest has this source.
     case itemNotFound(source: String, known: [String])
 
@@ -51,8 +49,6 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
             "the \(role.rawValue) attachment's clipping rect {X: \(rect.x), Y: \(rect.y), Width: \(rect.width), Height: \(rect.height)} is not inside the unit square"
         case .invalidThumbnailTime(let role, let time):
             "the \(role.rawValue) attachment's thumbnail time \(time) is not a finite, non-negative number"
-        case .androidImageTooLarge(let bytes, let limit):
-            "the expanded image is \(bytes) bytes; FCM's android.notification.image must be at most \(limit) bytes (1 MB): lower expanded.maxWidth or jpeg.quality in the profile"
         case .itemNotFound(let source, let known):
             "no item with source \"\(source)\" in the manifest"
                 + (known.isEmpty ? " (it has no items)" : "; known: " + known.prefix(10).joined(separator: ", ")

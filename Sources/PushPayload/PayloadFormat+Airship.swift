@@ -10,6 +10,10 @@ extension PayloadBuilder {
     ///   `options` object for all attachments: the thumbnail's options are sent and apply to all.
     ///
     /// The device receives the object as `com.urbanairship.media_attachment`.
+    ///
+    /// Android: `device_types` names both platforms; the Android override's
+    /// `style {type: big_picture, big_picture: url}` is the Android image (Airship's SDK also shows
+    /// it, centre-cropped, as the collapsed large icon; the override has no large-icon URL).
     static func airship(_ c: FormatContext) throws(PayloadError) -> Payload {
         var notification: [String: PayloadJSON] = ["alert": .string(c.text.body ?? c.text.title!)]
         var ios: [String: PayloadJSON] = [:]
@@ -40,8 +44,16 @@ extension PayloadBuilder {
             ios["media_attachment"] = .object(media)
         }
         if !ios.isEmpty { notification["ios"] = .object(ios) }
-        let json: [String: PayloadJSON] = ["device_types": .array([.string("ios")]), "notification": .object(notification)]
-        let warnings = carries.compactMap(\.extensionWarning)
+        var android: [String: PayloadJSON] = [:]
+        if let title = c.text.title, c.text.body != nil { android["title"] = .string(title) }
+        var warnings = carries.compactMap(\.extensionWarning)
+        if let image = c.android(.airship, limit: PayloadLimits.airshipAndroidImageBytes, key: "android.style.big_picture", warnings: &warnings) {
+            android["style"] = .object(["type": .string("big_picture"), "big_picture": .string(image.url)])
+        }
+        if !android.isEmpty { notification["android"] = .object(android) }
+        let json: [String: PayloadJSON] = [
+            "device_types": .array([.string("ios"), .string("android")]), "notification": .object(notification),
+        ]
         return c.payload(.airship, json, carries: carries, warnings: warnings)
     }
 

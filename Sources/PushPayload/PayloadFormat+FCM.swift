@@ -7,7 +7,9 @@ extension PayloadBuilder {
     /// - `notification {title, body}`;
     /// - `apns.payload.aps.mutable-content: 1` and `apns.fcm_options.image`: the one URL iOS
     ///   downloads (the movie or audio for media, else the expanded image);
-    /// - `android.notification.image`: the expanded image, which must be at most 1 MB.
+    /// - `android.notification.image`: the item's Android image (`android` attachment), which
+    ///   Firebase's Android SDK refuses over 1 MiB; left out, with a warning, when there is none
+    ///   or it is larger.
     ///
     /// The device receives `fcm_options.image` at the top of the APNs payload.
     static func fcm(_ c: FormatContext) throws(PayloadError) -> Payload {
@@ -20,13 +22,8 @@ extension PayloadBuilder {
             "fcm_options": .object(["image": .string(primary.url)]),
         ])
         var warnings = droppedOptionsWarning(c, .fcm) + [primary.extensionWarning].compactMap { $0 }
-        if let image = c.androidImage {
-            guard image.bytes <= PayloadLimits.androidImageBytes else {
-                throw .androidImageTooLarge(bytes: image.bytes, limit: PayloadLimits.androidImageBytes)
-            }
+        if let image = c.android(.fcm, limit: PayloadLimits.androidImageBytes, key: "android.notification.image", warnings: &warnings) {
             message["android"] = .object(["notification": .object(["image": .string(image.url)])])
-        } else {
-            warnings.append("item \(c.item.source) has no expanded image: android.notification.image is not set")
         }
         return c.payload(.fcm, ["message": .object(message)], carries: [primary], warnings: warnings)
     }

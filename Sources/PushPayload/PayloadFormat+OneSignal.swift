@@ -6,16 +6,24 @@ extension PayloadBuilder {
     /// which sort in the order the attachments are meant (`expanded`/`media` before
     /// `thumbnail`). OneSignal carries no attachment options. The device receives the
     /// dictionary as `att`.
+    ///
+    /// Android: `big_picture` is the Android image (the expanded view) and `large_icon` the
+    /// square thumbnail: OneSignal's SDK shows `large_icon` collapsed, not a crop of the big picture.
     static func oneSignal(_ c: FormatContext) throws(PayloadError) -> Payload {
         var json: [String: PayloadJSON] = ["contents": .object(["en": .string(c.text.body ?? c.text.title!)])]
         if let title = c.text.title, c.text.body != nil { json["headings"] = .object(["en": .string(title)]) }
-        guard !c.selected.isEmpty else { return c.payload(.onesignal, json, carries: []) }
+        var androidWarnings: [String] = []
+        if let image = c.android(.onesignal, limit: PayloadLimits.oneSignalAndroidImageBytes, key: "big_picture", warnings: &androidWarnings) {
+            json["big_picture"] = .string(image.url)
+        }
+        if let icon = c.androidLargeIcon(limit: PayloadLimits.oneSignalAndroidImageBytes) { json["large_icon"] = .string(icon.url) }
+        guard !c.selected.isEmpty else { return c.payload(.onesignal, json, carries: [], warnings: androidWarnings) }
         var attachments: [String: PayloadJSON] = [:]
         for a in c.selected { attachments[a.role.rawValue] = .string(a.url) }
         json["ios_attachments"] = .object(attachments)
         json["mutable_content"] = .bool(true)
         let carries = c.selected.map(\.withoutOptions).sorted { $0.role.rawValue < $1.role.rawValue }
-        var warnings = carries.compactMap(\.extensionWarning)
+        var warnings = carries.compactMap(\.extensionWarning) + androidWarnings
         if c.selected.count > 1 {
             warnings.append(
                 "onesignal carries no ThumbnailHidden flag: iOS shows the first attachment (\(carries[0].role.rawValue)) as the thumbnail too; --mode single saves a download")

@@ -4,9 +4,11 @@ import PushMediaModel
 public enum PayloadFormat: String, CaseIterable, Sendable, Codable {
     /// PushMedia's own APNs payload: `aps` plus the compact, versioned `pm` attachment list.
     case apns
-    /// An APNs payload with Braze's `ab.att {url, type}`.
+    /// A Braze `/messages/send` body: `apple_push` with the iOS asset, `android_push` with the
+    /// Android image and large icon.
     case braze
-    /// An APNs payload with Adobe Journey Optimizer's `adb_media` URL.
+    /// An FCM HTTP v1 message with Adobe Journey Optimizer's keys: `adb_media` in the APNs
+    /// payload, `adb_image` and `adb_large_icon` in the Android data.
     case adobe
     /// An Airship push API body whose iOS override carries `media_attachment`.
     case airship
@@ -19,22 +21,22 @@ public enum PayloadFormat: String, CaseIterable, Sendable, Codable {
     /// The most bytes the compact payload may have.
     public var byteLimit: Int {
         switch self {
-        case .apns, .braze, .adobe, .airship: PayloadLimits.apns
+        case .apns, .braze, .airship: PayloadLimits.apns
         case .onesignal: PayloadLimits.oneSignal
-        case .fcm: PayloadLimits.fcm
+        case .fcm, .adobe: PayloadLimits.fcm
         }
     }
 
     /// Where ``byteLimit`` comes from, in words (also in `docs/payload.md`).
     public var limitSource: String {
         switch self {
-        case .apns, .braze, .adobe:
+        case .apns, .braze:
             "APNs: a remote notification payload is at most 4096 bytes"
         case .airship:
             "APNs: Airship delivers media_attachment inside the APNs payload, at most 4096 bytes"
         case .onesignal:
             "OneSignal: payloads are limited to 4096 bytes; keep them under 3500 to leave room for its own keys"
-        case .fcm:
+        case .fcm, .adobe:
             "FCM: notification and data payloads are limited to 4000 bytes"
         }
     }
@@ -67,6 +69,16 @@ public enum PayloadLimits {
     public static let oneSignal = 3500
     /// FCM: 4000 bytes for a message's notification/data payload.
     public static let fcm = 4000
-    /// FCM / Android: a notification image is at most 1 MB.
-    public static let androidImageBytes = 1_000_000
+    /// FCM / Android: Firebase's Android SDK refuses a notification image over 1 MiB
+    /// (`MAX_IMAGE_SIZE_BYTES = 1024 * 1024`), the same limit the profile's Android budget is held to.
+    public static let androidImageBytes = Profile.Android.hardLimit
+    /// Airship: an Android image is at most 2 MB (media guidelines).
+    public static let airshipAndroidImageBytes = 2_000_000
+    /// Braze: an Android push image is at most 5 MB (message and image formats).
+    public static let brazeAndroidImageBytes = 5_000_000
+    /// Adobe: `adb_image` and `adb_large_icon` under 1 MB (push templates reference).
+    public static let adobeAndroidImageBytes = 1_000_000
+    /// OneSignal documents no limit for an image by URL; its SDK downloads it whole. Firebase's
+    /// 1 MiB is kept, so the same image works with every vendor.
+    public static let oneSignalAndroidImageBytes = Profile.Android.hardLimit
 }

@@ -62,6 +62,19 @@ struct PlannerFormatTests {
         #expect(plan.attachments.map(\.fileExtension) == ["mp4"])
     }
 
+    @Test("API bodies: Braze's /messages/send apple_push asset, an FCM message's APNs payload with adb_media")
+    func brazeAndAdobeBodies() {
+        let braze = planner.plan(userInfo: [
+            "messages": ["apple_push": ["alert": ["body": "b"], "asset_url": "https://braze.example/a.gif", "asset_file_type": "gif"]]
+        ])
+        #expect(braze.source == .braze)
+        #expect(braze.attachments.map(\.url.absoluteString) == ["https://braze.example/a.gif"])
+        #expect(braze.attachments.map(\.typeHint) == ["com.compuserve.gif"])
+        let adobe = planner.plan(userInfo: ["message": ["apns": ["payload": ["aps": aps, "adb_media": "https://ajo.example/x.jpg"]]]])
+        #expect(adobe.source == .adobe)
+        #expect(adobe.attachments.map(\.fileExtension) == ["jpg"])
+    }
+
     @Test func airshipDeviceShapeWithThumbnailID() {
         let plan = planner.plan(userInfo: [
             "aps": aps,

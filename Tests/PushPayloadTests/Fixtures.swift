@@ -29,6 +29,7 @@ enum Fixtures {
                 options: .init(
                     thumbnailHidden: false,
                     thumbnailClippingRect: UnitRect(x: 0.316666666, y: 0, width: 0.5, height: 1))),
+            attachment(.android, "3f2a9c1d", .jpeg, bytes: 81_920, size: (1024, 512)),
         ])
 
     /// A movie: poster thumbnail and expanded image, plus the MP4 with a thumbnail time.
@@ -42,6 +43,7 @@ enum Fixtures {
             attachment(
                 .media, "7b1e04aa", .mp4, bytes: 4_200_000, size: (1280, 720),
                 options: .init(thumbnailHidden: false, thumbnailTime: 2.5)),
+            attachment(.android, "7b1e04aa", .jpeg, bytes: 70_000, size: (1024, 512)),
         ])
 
     /// Audio with cover art.
@@ -51,6 +53,7 @@ enum Fixtures {
             attachment(.thumbnail, "c0ffee11", .jpeg, bytes: 15_000, size: (300, 300)),
             attachment(.expanded, "c0ffee11", .jpeg, bytes: 60_000, size: (1200, 600)),
             attachment(.media, "c0ffee11", .m4a, bytes: 800_000),
+            attachment(.android, "c0ffee11", .jpeg, bytes: 50_000, size: (1024, 512)),
         ])
 
     /// An animated GIF: a still JPEG thumbnail, the GIF expanded with a frame number as time.
@@ -63,7 +66,15 @@ enum Fixtures {
                 options: .init(
                     thumbnailHidden: false, thumbnailClippingRect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1),
                     thumbnailTime: 12)),
+            attachment(.android, "9d9d0001", .jpeg, bytes: 40_000, size: (600, 300)),
         ])
+
+    /// The image as manifests written before the Android image existed have it.
+    static var imageWithoutAndroid: Item {
+        var item = image
+        item.attachments.removeAll { $0.role == .android }
+        return item
+    }
 
     /// A failed item.
     static let failed = Item.failed(
@@ -100,8 +111,18 @@ enum Fixtures {
         let json = try JSONSerialization.jsonObject(with: Data(payload.compactString.utf8)) as! [String: Any]
         let aps: [String: Any] = ["alert": ["title": "t", "body": "b"], "mutable-content": 1]
         switch payload.format {
-        case .apns, .braze, .adobe:
+        case .apns:
             return json
+        case .adobe:
+            // FCM delivers apns.payload to iOS as it is.
+            let apns = (json["message"] as? [String: Any])?["apns"] as? [String: Any]
+            return (apns?["payload"] as? [String: Any]) ?? ["aps": aps]
+        case .braze:
+            // Braze delivers apple_push's asset as `ab.att {url, type}` beside `aps`.
+            var userInfo: [String: Any] = ["aps": aps]
+            let apple = (json["messages"] as? [String: Any])?["apple_push"] as? [String: Any]
+            if let url = apple?["asset_url"] { userInfo["ab"] = ["att": ["url": url, "type": apple?["asset_file_type"] ?? ""]] }
+            return userInfo
         case .airship:
             var userInfo: [String: Any] = ["aps": aps, "_": "a323385b-010a-401c-93ae-936cb58dff04"]
             let ios = (json["notification"] as? [String: Any])?["ios"] as? [String: Any]

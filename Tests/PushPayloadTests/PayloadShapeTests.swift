@@ -26,6 +26,7 @@ struct PayloadShapeTests {
 
     let thumbURL = Fixtures.base + "3f2a9c1d-thumbnail.jpg"
     let expandedURL = Fixtures.base + "3f2a9c1d-expanded.jpg"
+    let androidURL = Fixtures.base + "3f2a9c1d-android.jpg"
 
     @Test func apnsMulti() throws {
         let json = try build(.apns, .multi)
@@ -70,28 +71,56 @@ struct PayloadShapeTests {
     }
 
     @Test func braze() throws {
+        func messages(_ json: [String: Any]) -> (apple: [String: Any], android: [String: Any]) {
+            let m = json["messages"] as? [String: Any]
+            return (m?["apple_push"] as? [String: Any] ?? [:], m?["android_push"] as? [String: Any] ?? [:])
+        }
         let json = try build(.braze, .multi)
-        #expect(keys(json) == ["aps", "ab"])
-        #expect((json["ab"] as? [String: Any])?["att"] as? [String: String] == ["url": expandedURL, "type": "jpg"])
-        let video = try build(Fixtures.video, .braze, .multi)
-        #expect((video["ab"] as? [String: Any])?["att"] as? [String: String] == ["url": Fixtures.base + "7b1e04aa-media.mp4", "type": "mp4"])
-        let audio = try build(Fixtures.audio, .braze, .single)
-        #expect(((audio["ab"] as? [String: Any])?["att"] as? [String: String])?["type"] == "m4a")
+        #expect(keys(json) == ["messages"])
+        let (apple, android) = messages(json)
+        #expect(keys(apple) == ["alert", "asset_url", "asset_file_type", "mutable_content"])
+        #expect(apple["alert"] as? [String: String] == ["title": "Spring sale", "body": "Everything 30% off until Sunday"])
+        #expect(apple["asset_url"] as? String == expandedURL && apple["asset_file_type"] as? String == "jpg")
+        #expect(apple["mutable_content"] as? Bool == true)
+        #expect(keys(android) == ["alert", "title", "extra", "push_icon_image_url"])
+        #expect(android["alert"] as? String == "Everything 30% off until Sunday" && android["title"] as? String == "Spring sale")
+        #expect(android["extra"] as? [String: String] == ["appboy_image_url": androidURL])
+        #expect(android["push_icon_image_url"] as? String == thumbURL)
+        let video = messages(try build(Fixtures.video, .braze, .multi)).apple
+        #expect(video["asset_url"] as? String == Fixtures.base + "7b1e04aa-media.mp4" && video["asset_file_type"] as? String == "mp4")
+        let audio = messages(try build(Fixtures.audio, .braze, .single)).apple
+        #expect(audio["asset_file_type"] as? String == "m4a")
     }
 
     @Test func adobe() throws {
+        func parts(_ json: [String: Any]) -> (apns: [String: Any], data: [String: Any]) {
+            let m = json["message"] as? [String: Any]
+            return (
+                (m?["apns"] as? [String: Any])?["payload"] as? [String: Any] ?? [:],
+                (m?["android"] as? [String: Any])?["data"] as? [String: Any] ?? [:]
+            )
+        }
         let json = try build(.adobe, .single)
-        #expect(keys(json) == ["aps", "adb_media"])
-        #expect(json["adb_media"] as? String == expandedURL)
-        #expect((json["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
-        #expect(try build(Fixtures.audio, .adobe, .single)["adb_media"] as? String == Fixtures.base + "c0ffee11-media.m4a")
+        #expect(keys(json) == ["message"])
+        let (apns, data) = parts(json)
+        #expect(keys(apns) == ["aps", "adb_media"])
+        #expect(apns["adb_media"] as? String == expandedURL)
+        #expect((apns["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
+        #expect(data as? [String: String] == [
+            "adb_title": "Spring sale", "adb_body": "Everything 30% off until Sunday", "adb_image": androidURL, "adb_large_icon": thumbURL,
+        ])
+        #expect(parts(try build(Fixtures.audio, .adobe, .single)).apns["adb_media"] as? String == Fixtures.base + "c0ffee11-media.m4a")
     }
 
     @Test func airshipMulti() throws {
         let json = try build(.airship, .multi)
         #expect(keys(json) == ["device_types", "notification"])
-        #expect(json["device_types"] as? [String] == ["ios"])
+        #expect(json["device_types"] as? [String] == ["ios", "android"])
         let notification = json["notification"] as! [String: Any]
+        #expect(keys(notification) == ["alert", "ios", "android"])
+        let android = notification["android"] as! [String: Any]
+        #expect(keys(android) == ["title", "style"])
+        #expect(android["style"] as? [String: String] == ["type": "big_picture", "big_picture": androidURL])
         #expect(notification["alert"] as? String == "Everything 30% off until Sunday")
         let ios = notification["ios"] as! [String: Any]
         #expect(keys(ios) == ["title", "mutable_content", "media_attachment"])
@@ -118,7 +147,10 @@ struct PayloadShapeTests {
 
     @Test func oneSignal() throws {
         let json = try build(.onesignal, .multi)
-        #expect(keys(json) == ["contents", "headings", "ios_attachments", "mutable_content"])
+        #expect(keys(json) == ["contents", "headings", "ios_attachments", "mutable_content", "big_picture", "large_icon"])
+        // Android: the 2:1 image expanded; collapsed, OneSignal's SDK shows large_icon (the square thumbnail).
+        #expect(json["big_picture"] as? String == androidURL)
+        #expect(json["large_icon"] as? String == thumbURL)
         #expect(json["contents"] as? [String: String] == ["en": "Everything 30% off until Sunday"])
         #expect(json["headings"] as? [String: String] == ["en": "Spring sale"])
         #expect(json["ios_attachments"] as? [String: String] == ["expanded": expandedURL, "thumbnail": thumbURL])
@@ -136,11 +168,11 @@ struct PayloadShapeTests {
         #expect(keys(apns) == ["payload", "fcm_options"])
         #expect((apns["payload"] as? [String: Any])?["aps"] as? [String: Int] == ["mutable-content": 1])
         #expect(apns["fcm_options"] as? [String: String] == ["image": expandedURL])
-        #expect((message["android"] as? [String: Any])?["notification"] as? [String: String] == ["image": expandedURL])
-        // A movie goes to iOS; Android still gets the expanded poster image.
+        #expect((message["android"] as? [String: Any])?["notification"] as? [String: String] == ["image": androidURL])
+        // A movie goes to iOS; Android gets the Android image of its poster frame.
         let video = try build(Fixtures.video, .fcm, .single)["message"] as! [String: Any]
         #expect((video["apns"] as? [String: Any])?["fcm_options"] as? [String: String] == ["image": Fixtures.base + "7b1e04aa-media.mp4"])
-        #expect((video["android"] as? [String: Any])?["notification"] as? [String: String] == ["image": Fixtures.base + "7b1e04aa-expanded.jpg"])
+        #expect((video["android"] as? [String: Any])?["notification"] as? [String: String] == ["image": Fixtures.base + "7b1e04aa-android.jpg"])
     }
 
     @Test("failed items give a text-only payload with a warning", arguments: PayloadFormat.allCases)

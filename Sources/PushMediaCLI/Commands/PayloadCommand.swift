@@ -14,9 +14,12 @@ struct PayloadCommand: ParsableCommand {
                      [--title <t>] [--body <b>] [--mode <mode>] [--base-url <url>]
             """,
         discussion: """
-            Formats: apns (PushMedia's own `pm` list), braze (ab.att), adobe (adb_media), \
-            airship (media_attachment), onesignal (ios_attachments), fcm (HTTP v1 message). \
-            The payload is checked against the sender's size limit; see docs/payload.md.
+            Formats: apns (PushMedia's own `pm` list, iOS only), braze (/messages/send: \
+            apple_push asset, android_push appboy_image_url), adobe (FCM message: adb_media, \
+            adb_image), airship (media_attachment, big_picture style), onesignal \
+            (ios_attachments, big_picture), fcm (HTTP v1 message, android.notification.image). \
+            Every format but apns carries the item's Android image. The payload is checked \
+            against the sender's size limit; see docs/payload.md.
             """)
 
     @Option(name: .long, help: "The manifest written by `pushmedia`.")
