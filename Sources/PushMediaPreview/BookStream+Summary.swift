@@ -22,7 +22,7 @@ extension BookStream {
             bytesToHost: files.bytes,
             bytesToHostText: (files.isEstimate ? "≈ " : "") + Format.bytes(files.bytes),
             filesToHostText: filesText(),
-            largest: largest)
+            largest: largest, androidOverBudget: androidOverBudget)
 
         let slow = slowest.sorted
         let homes = Dictionary(slow.map { ($0.estimate.item, $0.home) }, uniquingKeysWith: { a, _ in a })

@@ -75,6 +75,8 @@ final class BookStream {
     var warned = 0
     /// Items that have attachments (the ones with a download estimate).
     var withAttachments = 0
+    /// Items whose Android image is over its budget, 1 MiB or FCM's 5 s.
+    var androidOverBudget = 0
     var files = DistinctFiles()
     var largest: (bytes: Int, detail: String)?
     var outliers = TopK<Outlier>(capacity: BookStream.topCount) {
@@ -147,7 +149,8 @@ final class BookStream {
         var bytes = 0
         for attachment in item.attachments {
             files.add(file: attachment.file, bytes: attachment.bytes)
-            bytes += attachment.bytes
+            // The download estimate is the iOS notification's; Android fetches its image alone.
+            if attachment.role.isIOS { bytes += attachment.bytes }
             if attachment.bytes > largest?.bytes ?? -1 {
                 largest = (attachment.bytes, "\(attachment.role.rawValue) of \(Clip.text(item.source, Self.clipCharacters))")
             }
@@ -159,6 +162,7 @@ final class BookStream {
             }
         }
         withAttachments += 1
+        if DownloadEstimate.androidOverBudget(item, bitsPerSecond: chrome.target.bitsPerSecond) { androidOverBudget += 1 }
         let seconds = DownloadEstimate.seconds(bytes: bytes, bitsPerSecond: chrome.target.bitsPerSecond)
         slowest.offer(Slow(
             estimate: PreviewSummary.ItemEstimate(

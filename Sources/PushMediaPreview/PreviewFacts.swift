@@ -17,9 +17,27 @@ public enum DownloadEstimate {
         return Double(bytes) * 8 / Double(bitsPerSecond)
     }
 
-    /// Seconds to download all of an item's attachments, one after the other.
+    /// Seconds to download all of an item's iOS attachments, one after the other (the Android
+    /// image is downloaded by Android alone).
     public static func seconds(for item: Item, bitsPerSecond: Int = slowLinkBitsPerSecond) -> Double {
-        seconds(bytes: item.attachments.reduce(0) { $0 + $1.bytes }, bitsPerSecond: bitsPerSecond)
+        seconds(bytes: iOSBytes(of: item), bitsPerSecond: bitsPerSecond)
+    }
+
+    /// Bytes of the item's iOS attachments.
+    public static func iOSBytes(of item: Item) -> Int {
+        item.attachments.filter(\.role.isIOS).reduce(0) { $0 + $1.bytes }
+    }
+
+    /// Firebase's Android SDK gives an image 5 s (`IMAGE_DOWNLOAD_TIMEOUT_SECONDS`), then shows
+    /// the notification without it.
+    public static let fcmImageSeconds = 5.0
+
+    /// True when the item's Android image is over its budget, over Firebase's 1 MiB, or slower
+    /// than FCM's 5 s at `bitsPerSecond`.
+    public static func androidOverBudget(_ item: Item, bitsPerSecond: Int = slowLinkBitsPerSecond) -> Bool {
+        guard let android = item.attachment(.android) else { return false }
+        return android.bytes > (android.budget ?? Profile.Android.hardLimit) || android.bytes > Profile.Android.hardLimit
+            || seconds(bytes: android.bytes, bitsPerSecond: bitsPerSecond) > fcmImageSeconds
     }
 }
 
@@ -80,6 +98,8 @@ public struct PreviewSummary: Sendable, Equatable {
     public var largest: Largest?
     /// Every item that has attachments, in manifest order.
     public var estimates: [ItemEstimate]
+    /// Items whose Android image is over budget (``DownloadEstimate/androidOverBudget(_:bitsPerSecond:)``).
+    public var androidOverBudget: Int
 
     /// Computes the summary of `manifest`.
     public init(_ manifest: Manifest, bitsPerSecond: Int = DownloadEstimate.slowLinkBitsPerSecond) {
@@ -94,6 +114,7 @@ public struct PreviewSummary: Sendable, Equatable {
         ok = items.filter { $0.status == .ok }.count
         failed = items.filter { $0.status == .failed }.count
         warned = items.filter { !$0.warnings.isEmpty }.count
+        androidOverBudget = items.filter { DownloadEstimate.androidOverBudget($0, bitsPerSecond: bitsPerSecond) }.count
         var files: [String: Int] = [:]
         var largest: Largest?
         for item in items {
@@ -108,7 +129,7 @@ public struct PreviewSummary: Sendable, Equatable {
         bytesToHost = files.values.reduce(0, +)
         self.largest = largest
         estimates = items.enumerated().filter { !$0.element.attachments.isEmpty }.map { index, item in
-            let bytes = item.attachments.reduce(0) { $0 + $1.bytes }
+            let bytes = DownloadEstimate.iOSBytes(of: item)
             return ItemEstimate(
                 item: index, source: item.source, sourceEncoding: item.sourceEncoding, bytes: bytes,
                 seconds: DownloadEstimate.seconds(bytes: bytes, bitsPerSecond: bitsPerSecond))

@@ -36,6 +36,7 @@ extension PreviewRenderer {
             "collapsed": .html(collapsed(item, prefix: prefix)),
             "compare": .html(compare(item, prefix: prefix)),
             "expanded": .html(expanded(item, prefix: prefix)),
+            "android": .html(android(item, prefix: prefix, target: target)),
             "sizes": .html(sizes),
             "download": .html(download),
             "warnings": .html(warnings),
@@ -213,6 +214,42 @@ extension PreviewRenderer {
     func dimensions(_ attachment: Attachment) -> String {
         guard let w = attachment.width, let h = attachment.height else { return attachment.fileExtension }
         return "\(w)×\(h)"
+    }
+
+    // MARK: Android
+
+    /// The notification as Android draws it from the item's Android image: collapsed, the large
+    /// icon cut from the centre square (Firebase's SDK sets the same bitmap as large icon and big
+    /// picture); expanded, the big picture centre-cropped; the download against FCM's 5 s.
+    func android(_ item: Item, prefix: String, target: DeliveryTarget) -> HTML {
+        guard let image = item.attachment(.android) else {
+            return PreviewTemplate.androidNone.fill([
+                "title": .text(title), "body": .text(body),
+                "caption": .text("No Android image: Android shows the text alone"),
+            ])
+        }
+        let seconds = DownloadEstimate.seconds(bytes: image.bytes, bitsPerSecond: target.bitsPerSecond)
+        let limit = DownloadEstimate.fcmImageSeconds
+        let over = DownloadEstimate.androidOverBudget(item, bitsPerSecond: target.bitsPerSecond)
+        let state = over ? "over" : "ok"
+        var collapsed = "Collapsed: large icon, the centre square of \(dimensions(image))"
+        switch image.subjectInCentreSquare {
+        case true?: collapsed += " · holds the subject"
+        case false?: collapsed += " · the subject is outside it"
+        case nil: break
+        }
+        return PreviewTemplate.androidCards.fill([
+            "title": .text(title), "body": .text(body),
+            "src": .url(prefix + image.file), "file": .attribute(image.file),
+            "collapsedCaption": .text(collapsed),
+            "expandedCaption": .text("Expanded: big picture, centre-cropped · \(image.fileExtension.uppercased()) \(dimensions(image)) · \(Format.bytes(image.bytes))"),
+            "state": .attribute(state),
+            "secondsRaw": .number(seconds),
+            "link": .text(target.link),
+            "bar": .html(bar(
+                percent: Format.percent(seconds, of: limit), state: state,
+                label: "\(Format.seconds(seconds)) of FCM's \(Format.seconds(limit))")),
+        ])
     }
 
     // MARK: Sizes

@@ -87,7 +87,8 @@ public struct PreviewRenderer: Sendable {
             total: summary.total, ok: summary.ok, failed: summary.failed, warned: summary.warned,
             bytesToHost: summary.bytesToHost, bytesToHostText: Format.bytes(summary.bytesToHost),
             filesToHostText: "in \(summary.filesToHost) file\(summary.filesToHost == 1 ? "" : "s")",
-            largest: summary.largest.map { ($0.attachment.bytes, "\($0.attachment.role.rawValue) of \($0.source)") })
+            largest: summary.largest.map { ($0.attachment.bytes, "\($0.attachment.role.rawValue) of \($0.source)") },
+            androidOverBudget: summary.androidOverBudget)
         let estimates = estimatesTable(
             summary.estimates, heading: "Download time on a slow link", target: target,
             href: { "#" + Self.anchor($0.item) })
@@ -118,6 +119,8 @@ public struct PreviewRenderer: Sendable {
         var filesToHostText: String
         /// The largest attachment's bytes, and what it is (role and source).
         var largest: (bytes: Int, detail: String)?
+        /// Items whose Android image is over its budget, 1 MiB or FCM's 5 s.
+        var androidOverBudget: Int = 0
     }
 
     /// A whole page: the summary header with `facts` and the `estimates` table, then
@@ -145,6 +148,8 @@ public struct PreviewRenderer: Sendable {
             "filesToHost": .text(facts.filesToHostText),
             "largestBytes": .text(facts.largest.map { Format.bytes($0.bytes) } ?? "–"),
             "largestDetail": .text(facts.largest?.detail ?? "no attachments"),
+            "androidOver": .text(String(facts.androidOverBudget)),
+            "androidOverClass": .attribute(facts.androidOverBudget > 0 ? "bad" : ""),
             "estimates": .html(estimates),
             "footer": .html(PreviewTemplate.footer.fill(["link": .text(target.link)])),
             "failures": .html(failures),

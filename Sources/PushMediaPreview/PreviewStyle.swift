@@ -63,11 +63,18 @@ enum PreviewStyle {
         .encoded { font-size: 11px; font-weight: 400; color: var(--ink2); border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; margin-left: 6px; text-decoration: none; white-space: nowrap; }
         .badge { font-size: 11px; font-weight: 600; text-transform: uppercase; letter-spacing: .04em; color: var(--accent); background: #e8f2ff; padding: 2px 8px; border-radius: 10px; }
         .probe { color: var(--ink2); font-size: 12px; }
-        .item-body { display: grid; grid-template-columns: minmax(300px, 1fr) minmax(300px, 1fr) minmax(280px, 1fr); gap: 20px; align-items: start; }
+        .item-body { display: grid; grid-template-columns: repeat(4, minmax(230px, 1fr)); gap: 16px; align-items: start; }
         @media (max-width: 1000px) { .item-body { grid-template-columns: 1fr; } }
 
         .wallpaper { border-radius: 18px; padding: 14px 12px; background: linear-gradient(155deg, #4a5bd4 0%, #7b4fc9 45%, #d9608a 100%); display: flex; flex-direction: column; gap: 10px; }
         .variant { margin: 0; }
+        .wallpaper.android { background: linear-gradient(155deg, #1b5e3f 0%, #2f7d5b 50%, #6a9f3a 100%); }
+        .notification.android { border-radius: 16px; background: rgba(250,250,250,.95); }
+        .android .collapsed { display: flex; align-items: center; gap: 10px; padding: 11px 12px; }
+        .android .large-icon { flex: none; width: 48px; height: 48px; border-radius: 6px; overflow: hidden; background: #d1d1d6; }
+        .android .large-icon img, .android .big-picture img { display: block; width: 100%; height: 100%; object-fit: cover; object-position: 50% 50%; }
+        .android .big-picture { width: 100%; aspect-ratio: 2 / 1; overflow: hidden; background: #d1d1d6; }
+        .android .text { padding: 10px 12px; }
         .variant figcaption { color: rgba(255,255,255,.92); font-size: 11px; margin: 4px 6px 0; text-shadow: 0 1px 2px rgba(0,0,0,.25); }
         .notification { background: rgba(246,246,248,.93); border-radius: 20px; box-shadow: 0 2px 10px rgba(0,0,0,.18); color: #000; overflow: hidden; }
         .banner { display: flex; align-items: center; gap: 10px; padding: 11px 12px; }

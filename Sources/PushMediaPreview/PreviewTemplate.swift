@@ -45,6 +45,7 @@ enum PreviewTemplate {
             <div class="stat {{warnedClass}}"><dt>With warnings</dt><dd>{{warned}}</dd></div>
             <div class="stat"><dt>To host</dt><dd data-bytes="{{bytesToHostRaw}}">{{bytesToHost}}</dd><span class="sub">{{filesToHost}}</span></div>
             <div class="stat"><dt>Largest attachment</dt><dd>{{largestBytes}}</dd><span class="sub">{{largestDetail}}</span></div>
+            <div class="stat {{androidOverClass}}"><dt>Android over budget</dt><dd data-android-over="{{androidOver}}">{{androidOver}}</dd><span class="sub">over its budget, 1 MiB or FCM's 5 s</span></div>
           </dl>
           {{estimates}}
         </header>
@@ -131,6 +132,12 @@ enum PreviewTemplate {
         {{expanded}}
               </div>
             </section>
+            <section class="stage" data-platform="android">
+              <h3>Android</h3>
+              <div class="wallpaper android">
+        {{android}}
+              </div>
+            </section>
             <section class="facts">
               <h3>Attachments</h3>
               <div class="sizes">
@@ -141,6 +148,53 @@ enum PreviewTemplate {
             </section>
           </div>
         </article>
+        """#)
+
+    /// Android's notification for an item with an Android image: collapsed, the large icon (the
+    /// centre square of the one bitmap, as Firebase's SDK shows it); expanded, the big picture,
+    /// centre-cropped; then the download against FCM's 5 s.
+    static let androidCards = Template(
+        #"""
+                <figure class="variant" data-android="collapsed">
+                  <div class="notification android">
+                    <div class="collapsed">
+                      <div class="text">
+                        <div class="app-row"><span class="app">PushMedia</span><span class="time">· now</span></div>
+                        <div class="title">{{title}}</div>
+                        <div class="body">{{body}}</div>
+                      </div>
+                      <div class="large-icon"><img src="{{src}}" alt="android large icon {{file}}"></div>
+                    </div>
+                  </div>
+                  <figcaption>{{collapsedCaption}}</figcaption>
+                </figure>
+                <figure class="variant" data-android="expanded">
+                  <div class="notification android">
+                    <div class="text">
+                      <div class="app-row"><span class="app">PushMedia</span><span class="time">· now</span></div>
+                      <div class="title">{{title}}</div>
+                      <div class="body">{{body}}</div>
+                    </div>
+                    <div class="big-picture"><img src="{{src}}" alt="android big picture {{file}}"></div>
+                  </div>
+                  <figcaption>{{expandedCaption}}</figcaption>
+                </figure>
+                <div class="download {{state}}" data-android-seconds="{{secondsRaw}}"><h4>Android download at {{link}}</h4>{{bar}}</div>
+        """#)
+
+    /// An item without an Android image: Android shows the text alone.
+    static let androidNone = Template(
+        #"""
+                <figure class="variant" data-android="none">
+                  <div class="notification android">
+                    <div class="text">
+                      <div class="app-row"><span class="app">PushMedia</span><span class="time">· now</span></div>
+                      <div class="title">{{title}}</div>
+                      <div class="body">{{body}}</div>
+                    </div>
+                  </div>
+                  <figcaption>{{caption}}</figcaption>
+                </figure>
         """#)
 
     /// A collapsed notification (banner): app icon, title and body, the square thumbnail on the right.

@@ -14,6 +14,8 @@ struct ChromiumTests {
     static let cyan: TestMedia.RGB = (0, 255, 255)
     static let yellow: TestMedia.RGB = (255, 255, 0)
     static let blue: TestMedia.RGB = (0, 0, 255)
+    static let orange: TestMedia.RGB = (255, 128, 0)
+    static let pink: TestMedia.RGB = (255, 0, 128)
 
     @Test func realOutputFolderRendersWithImagesAndNoConsoleMessages() throws {
         let tools = try Browser.tools()
@@ -34,6 +36,9 @@ struct ChromiumTests {
             (#"x" onerror="alert(1)<b>.png"#, TestMedia.png(width: 96, height: 96, solid: Self.yellow)),
             ("b10e-expanded.png", TestMedia.png(width: 192, height: 96, solid: Self.blue)),
             ("jingle.wav", TestMedia.wav()),
+            // The Android image of items 1 and 2: orange in its centre square, pink at the sides,
+            // so the collapsed large icon (the centre square) adds orange only.
+            ("a11d-android.png", TestMedia.png(width: 192, height: 96) { x, _ in x < 48 || x >= 144 ? Self.pink : Self.orange }),
         ]
         var sizes: [String: Int] = [:]
         for (name, data) in files {
@@ -51,11 +56,13 @@ struct ChromiumTests {
             items: [
                 Item(source: "a/split.png", kind: .image, status: .ok, probe: Probe(format: "png", width: 192, height: 96),
                      attachments: [image(.thumbnail, "c0ffee-thumb.png", 96, 96),
-                                   image(.expanded, "wide image #1.png", 192, 96, rect: UnitRect(x: 0.5, y: 0, width: 0.5, height: 1))],
+                                   image(.expanded, "wide image #1.png", 192, 96, rect: UnitRect(x: 0.5, y: 0, width: 0.5, height: 1)),
+                                   image(.android, "a11d-android.png", 192, 96)],
                      warnings: ["transcoded WebP to PNG"]),
                 Item(source: "b/<script>alert(1)</script>.png", kind: .image, status: .ok, probe: Probe(format: "png"),
                      attachments: [image(.thumbnail, #"x" onerror="alert(1)<b>.png"#, 96, 96),
-                                   image(.expanded, "b10e-expanded.png", 192, 96, rect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1))]),
+                                   image(.expanded, "b10e-expanded.png", 192, 96, rect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1)),
+                                   image(.android, "a11d-android.png", 192, 96)]),
                 Item(source: "c/jingle.wav", kind: .audio, status: .ok, probe: Probe(format: "wav", durationSeconds: 1),
                      attachments: [PushMediaModel.Attachment(identifier: "media", role: .media, file: "jingle.wav", typeHint: "com.microsoft.waveform-audio",
                                               fileExtension: "wav", mimeType: "audio/wav", bytes: sizes["jingle.wav"]!, sha256: "0",
@@ -84,6 +91,7 @@ struct ChromiumTests {
 
         let pixels = try Browser.analyse(run.screenshot, python: tools.python, in: root, targets: [
             "magenta": Self.magenta, "green": Self.green, "cyan": Self.cyan, "yellow": Self.yellow, "blue": Self.blue,
+            "orange": Self.orange, "pink": Self.pink,
         ])
         #expect(pixels.width == 1200 && pixels.height == 2000)
         #expect(pixels.distinctColours > 500, "a page of text, cards and gradients has many colours")
@@ -98,6 +106,15 @@ struct ChromiumTests {
         let extraGreen = pixels.targets["green", default: 0] - pixels.targets["magenta", default: 0]
         if ProcessInfo.processInfo.environment["PUSHMEDIA_KEEP_PREVIEW"] != nil { print("pixels: \(pixels)") }
         #expect(extraGreen > 15_000, "clipped thumbnails do not show the clipping rect's half (\(pixels.targets))")
+        // Both platforms for every processed item: an Android card beside each iOS card; the
+        // Android image drawn expanded (orange and pink) and collapsed (its centre square: orange only).
+        #expect(html.components(separatedBy: #"data-platform="android""#).count - 1 == 3)
+        #expect(html.components(separatedBy: #"data-android="collapsed""#).count - 1 == 2)
+        #expect(html.components(separatedBy: #"data-android="expanded""#).count - 1 == 2)
+        #expect(html.components(separatedBy: #"data-android="none""#).count - 1 == 1, "the audio item has no Android image")
+        #expect(pixels.targets["pink", default: 0] > 5_000, "the Android big picture is missing (\(pixels.targets))")
+        let extraOrange = pixels.targets["orange", default: 0] - pixels.targets["pink", default: 0]
+        #expect(extraOrange > 2_000, "the collapsed large icons do not show the centre square (\(pixels.targets))")
     }
 
     /// The checks above can fail: a blank page is found blank, a script error is found in the log.
