@@ -67,10 +67,10 @@ struct AndroidOutputTests {
     func panorama() throws {
         let folder = try Fixtures.temporaryFolder()
         // Decoded at 4800×600 (the expanded image's 1200 from a 2000-wide window): the largest 2:1
-        // window is 1200×600, its centre square 600 wide; the subject at x 300 (source 500), whose
-        // region is a quarter of the height around it (225…375), lies in the square only for windows
-        // at most ~900 wide.
-        let input = try Self.subjectPicture("panorama.jpg", width: 8000, height: 1000, x: 500, y: 500, side: 100, in: folder)
+        // window is 1200×600, its centre square 600 wide. The red subject spans 650…950 (390…570
+        // decoded); attention puts the point a little left of its centre, and the region around
+        // the point (a quarter of the height) lies in the square only for windows under ~1000 wide.
+        let input = try Self.subjectPicture("panorama.jpg", width: 8000, height: 1000, x: 800, y: 500, side: 300, in: folder)
         var profile = Profile.default
         profile.crop = .attention
         let out = folder.appendingPathComponent("out")
@@ -95,7 +95,7 @@ struct AndroidOutputTests {
         // The expanded image (iOS) is not shrunk: the same decode gave both.
         #expect(item.attachment(.expanded)?.width == 1200)
         // With a minimum width the subject cannot reach, the largest window, and the manifest says so.
-        profile.android.minWidth = 1500
+        profile.android.minWidth = 1000
         let wide = MediaPipelineTests.process(input, profile: profile, out: folder.appendingPathComponent("wide"))
         let (wideAndroid, wideImage) = try Self.android(wide, in: folder.appendingPathComponent("wide"), source: PixelSize(width: 8000, height: 1000))
         #expect(wideAndroid.subjectInCentreSquare == false)
@@ -155,14 +155,17 @@ struct AndroidOutputTests {
     func tiny() throws {
         let folder = try Fixtures.temporaryFolder()
         for (width, height) in [(1, 1), (100, 50)] {
-            let input = try MediaFactory.make(
-                "tiny-\(width)x\(height).png", in: folder, ["-f", "lavfi", "-i", "color=c=0x3060c0:s=\(width)x\(height)", "-frames:v", "1"])
+            let input = folder.appendingPathComponent("tiny-\(width)x\(height).png")
+            let made = try CommandRunner.run(
+                "/usr/bin/env", ["python3", "-c", "import sys; from PIL import Image; Image.new('RGB', (\(width), \(height)), (48, 96, 192)).save(sys.argv[1])", input.path])
+            try #require(made.status == 0, "python3-pil: \(made.error)")
             let out = folder.appendingPathComponent("out-\(width)")
             let item = MediaPipelineTests.process(input, out: out)
             let (android, image) = try Self.android(item, in: out, source: PixelSize(width: width, height: height))
             Self.jpegOpaque(android, image)
+            // The whole source is the window: no narrower one is allowed below minWidth.
             #expect(image.width == width && image.height == height)
-            #expect(android.subjectInCentreSquare == true)
+            #expect(android.sourceRect == UnitRect(x: 0, y: 0, width: 1, height: 1))
         }
     }
 }
