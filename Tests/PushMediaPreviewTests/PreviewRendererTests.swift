@@ -242,13 +242,41 @@ struct PreviewRendererTests {
         #expect(html.contains(#"<dd>70 KB</dd><span class="sub">expanded of b.jpg</span>"#))
     }
 
+    @Test("the Android card: large icon and big picture from the Android image, its download against FCM's 5 s; the summary counts those over budget")
+    func androidCards() {
+        func withAndroid(_ source: String, bytes: Int, budget: Int = 200_000) -> Item {
+            var item = Sample.image(source)
+            var android = PushMediaModel.Attachment(
+                identifier: "android", role: .android, file: "\(source.prefix(1))ndr-android.jpg", typeHint: "public.jpeg", fileExtension: "jpg",
+                mimeType: "image/jpeg", bytes: bytes, sha256: String(repeating: "e", count: 64), width: 1024, height: 512, budget: budget,
+                options: .init(thumbnailHidden: false))
+            android.subjectInCentreSquare = bytes < 300_000
+            item.attachments.append(android)
+            return item
+        }
+        // 150 KB: 1.2 s at 1 Mbit/s; 700 KB: over its budget and 5.6 s, over FCM's 5 s.
+        let html = render(Sample.manifest([withAndroid("a.jpg", bytes: 150_000), withAndroid("b.jpg", bytes: 700_000), Sample.image("c.jpg")]))
+        #expect(html.occurrences(of: #"data-android="collapsed""#) == 2 && html.occurrences(of: #"data-android="expanded""#) == 2)
+        #expect(html.occurrences(of: #"data-android="none""#) == 1)
+        #expect(html.contains(#"<div class="large-icon"><img src="andr-android.jpg""#))
+        #expect(html.contains(#"<div class="big-picture"><img src="bndr-android.jpg""#))
+        #expect(html.contains(#"<div class="download ok" data-android-seconds="1.2">"#), "\(html.slice(from: "data-android-seconds", to: ">"))")
+        #expect(html.contains(#"<div class="download over" data-android-seconds="5.6">"#))
+        #expect(html.contains("holds the subject") && html.contains("the subject is outside it"))
+        #expect(html.contains(#"<dd data-android-over="1">1</dd>"#))
+        // The iOS download estimate leaves the Android image out.
+        #expect(html.contains(#"data-seconds="0.576""#), "12 KB + 60 KB at 1 Mbit/s")
+    }
+
     @Test func titleAndBodyAppearInEveryCard() {
         let html = PreviewRenderer(title: "Spring sale", body: "Half price until Sunday").render(
             manifest: Sample.manifest([Sample.image("a.jpg"), Sample.movie("b.mp4")]),
             pageDirectory: out, manifestDirectory: out)
-        // a.jpg: two banners + expanded; b.mp4: one banner (no thumbnail file) + expanded.
-        #expect(html.occurrences(of: #"<div class="title">Spring sale</div>"#) == 5)
-        #expect(html.occurrences(of: #"<div class="body">Half price until Sunday</div>"#) == 5)
+        // a.jpg: two banners + expanded; b.mp4: one banner (no thumbnail file) + expanded; and
+        // each an Android card (text only: these items have no Android image).
+        #expect(html.occurrences(of: #"<div class="title">Spring sale</div>"#) == 7)
+        #expect(html.occurrences(of: #"<div class="body">Half price until Sunday</div>"#) == 7)
+        #expect(html.occurrences(of: #"data-android="none""#) == 2)
         let defaults = render(Sample.manifest([Sample.image("a.jpg")]))
         #expect(defaults.contains(#"<div class="title">\#(PreviewRenderer.defaultTitle)</div>"#))
     }
