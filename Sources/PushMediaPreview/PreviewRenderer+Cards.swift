@@ -222,9 +222,10 @@ extension PreviewRenderer {
     /// icon cut from the centre square (Firebase's SDK sets the same bitmap as large icon and big
     /// picture); expanded, the big picture centre-cropped; the download against FCM's 5 s.
     func android(_ item: Item, prefix: String, target: DeliveryTarget) -> HTML {
+        let text = PreviewTemplate.androidText.fill(["title": .text(title), "body": .text(body)])
         guard let image = item.attachment(.android) else {
             return PreviewTemplate.androidNone.fill([
-                "title": .text(title), "body": .text(body),
+                "text": .html(text),
                 "caption": .text("No Android image: Android shows the text alone"),
             ])
         }
@@ -239,7 +240,7 @@ extension PreviewRenderer {
         case nil: break
         }
         return PreviewTemplate.androidCards.fill([
-            "title": .text(title), "body": .text(body),
+            "text": .html(text),
             "src": .url(prefix + image.file), "file": .attribute(image.file),
             "collapsedCaption": .text(collapsed),
             "expandedCaption": .text("Expanded: big picture, centre-cropped · \(image.fileExtension.uppercased()) \(dimensions(image)) · \(Format.bytes(image.bytes))"),

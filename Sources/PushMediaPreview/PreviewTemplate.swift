@@ -158,11 +158,7 @@ enum PreviewTemplate {
                 <figure class="variant" data-android="collapsed">
                   <div class="notification android">
                     <div class="collapsed">
-                      <div class="text">
-                        <div class="app-row"><span class="app">PushMedia</span><span class="time">· now</span></div>
-                        <div class="title">{{title}}</div>
-                        <div class="body">{{body}}</div>
-                      </div>
+        {{text}}
                       <div class="large-icon"><img src="{{src}}" alt="android large icon {{file}}"></div>
                     </div>
                   </div>
@@ -170,11 +166,7 @@ enum PreviewTemplate {
                 </figure>
                 <figure class="variant" data-android="expanded">
                   <div class="notification android">
-                    <div class="text">
-                      <div class="app-row"><span class="app">PushMedia</span><span class="time">· now</span></div>
-                      <div class="title">{{title}}</div>
-                      <div class="body">{{body}}</div>
-                    </div>
+        {{text}}
                     <div class="big-picture"><img src="{{src}}" alt="android big picture {{file}}"></div>
                   </div>
                   <figcaption>{{expandedCaption}}</figcaption>
@@ -182,16 +174,22 @@ enum PreviewTemplate {
                 <div class="download {{state}}" data-android-seconds="{{secondsRaw}}"><h4>Android download at {{link}}</h4>{{bar}}</div>
         """#)
 
-    /// An item without an Android image: Android shows the text alone.
-    static let androidNone = Template(
+    /// The app name, title and body of an Android notification.
+    static let androidText = Template(
         #"""
-                <figure class="variant" data-android="none">
-                  <div class="notification android">
                     <div class="text">
                       <div class="app-row"><span class="app">PushMedia</span><span class="time">· now</span></div>
                       <div class="title">{{title}}</div>
                       <div class="body">{{body}}</div>
                     </div>
+        """#)
+
+    /// An item without an Android image: Android shows the text alone.
+    static let androidNone = Template(
+        #"""
+                <figure class="variant" data-android="none">
+                  <div class="notification android">
+        {{text}}
                   </div>
                   <figcaption>{{caption}}</figcaption>
                 </figure>

@@ -139,10 +139,7 @@ struct AndroidOutputTests {
     @Test("MP3 with cover art: the art's Android image; without: none, and the item is still ok")
     func audio() throws {
         let folder = try Fixtures.temporaryFolder()
-        let input = try MediaFactory.make(
-            "cover.mp3", in: folder,
-            ["-i", Fixtures.url("audio/tone.mp3").path, "-i", Fixtures.url("photos/landscape.jpg").path,
-             "-map", "0:a", "-map", "1:v", "-c", "copy", "-id3v2_version", "3", "-disposition:v", "attached_pic"])
+        let input = try MediaFactory.mp3WithCoverArt(in: folder)
         let out = folder.appendingPathComponent("out")
         let item = MediaPipelineTests.process(input, out: out)
         let (android, image) = try Self.android(item, in: out, source: PixelSize(width: 1600, height: 1000))

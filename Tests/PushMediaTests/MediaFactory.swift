@@ -12,6 +12,14 @@ enum MediaFactory {
         return output
     }
 
+    /// `audio/tone.mp3` with `photos/landscape.jpg` (1600×1000) as its ID3 cover art.
+    static func mp3WithCoverArt(in folder: URL) throws -> URL {
+        try make(
+            "cover.mp3", in: folder,
+            ["-i", Fixtures.url("audio/tone.mp3").path, "-i", Fixtures.url("photos/landscape.jpg").path,
+             "-map", "0:a", "-map", "1:v", "-c", "copy", "-id3v2_version", "3", "-disposition:v", "attached_pic"])
+    }
+
     struct Failure: Error, CustomStringConvertible {
         var message: String
         var description: String { message }

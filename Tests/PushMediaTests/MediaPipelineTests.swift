@@ -190,10 +190,7 @@ struct MediaPipelineTests {
     @Test("audio with cover art: the art becomes the thumbnail and expanded image")
     func coverArt() throws {
         let folder = try Fixtures.temporaryFolder()
-        let input = try MediaFactory.make(
-            "cover.mp3", in: folder,
-            ["-i", Fixtures.url("audio/tone.mp3").path, "-i", Fixtures.url("photos/landscape.jpg").path,
-             "-map", "0:a", "-map", "1:v", "-c", "copy", "-id3v2_version", "3", "-disposition:v", "attached_pic"])
+        let input = try MediaFactory.mp3WithCoverArt(in: folder)
         let out = folder.appendingPathComponent("out")
         let item = Self.process(input, out: out)
         #expect(item.status == .ok, "\(item.error?.message ?? "")")
