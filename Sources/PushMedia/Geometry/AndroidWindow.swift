@@ -35,7 +35,7 @@ public struct AndroidWindow: Sendable, Equatable {
         let target = boxes.last ?? subjectBox(around: subject, in: working)
         let narrowest = max(1, min(minWidth, largest.width))
         // Faces first: the most generous box that fits a centre square, then tighter ones; the
-        // point alone only when there is no face (a face is never given up for the point).
+        // point's region only when there is no face (a face is never given up for the point).
         let candidates = boxes.isEmpty ? [target] : boxes
         for box in candidates {
             if let rect = window(for: box, in: working, largest: largest, narrowest: narrowest, subject: subject, others: others),
