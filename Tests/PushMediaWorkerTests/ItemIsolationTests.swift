@@ -99,7 +99,7 @@ struct ItemIsolationTests {
             files.append(manifest.items.flatMap { $0.attachments.map(\.file) })
         }
         // Outputs are named by their content: the same names are the same bytes.
-        #expect(files.count == 2 && files[0] == files[1] && files[0].count == 6, "\(files)")
+        #expect(files.count == 2 && files[0] == files[1] && files[0].count == 9, "thumbnail, expanded and Android image of 3 items: \(files)")
     }
 
     /// The parent pid of `pid` (`PPid` in /proc/PID/status), nil once it is gone.
