@@ -21,6 +21,7 @@
 #include <dlib/base64.h>
 #include <dlib/image_processing/frontal_face_detector.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,8 +29,6 @@
 #include <new>
 
 #define PM_FACE_SEARCH_ENTRY search_portable
-#define PM_FACE_FILTERS_ENTRY compare_filters_portable
-#define PM_FACE_FEATURES_ENTRY compare_features_portable
 #define PM_FACE_REGIONS_ENTRY search_regions_portable
 #include "face_search.h"
 
@@ -119,107 +118,58 @@ auto with_build(pm_face_search_choice choice, char *error, size_t error_size, Po
 #define PM_AVX2_BUILD(call) (-1)
 #endif
 
-/// The comparisons' way in (with_build): the count `portable` or `avx2` returns, or -1 with
-/// `differ` when it found the two steps' outputs of different shapes.
-template <typename Portable, typename AVX2>
-long compare_in_build(pm_face_search_choice choice, const char *differ, char *error, size_t error_size,
-                      Portable portable, AVX2 avx2) {
-    auto reported = [&](long compared) {
-        if (compared < 0) set_error(error, error_size, differ);
-        return compared;
-    };
-    return with_build(
-        choice, error, error_size, [&] { return reported(portable()); }, [&] { return reported(avx2()); });
-}
-
 } // namespace
 
-extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, long search_area,
-                                    pm_face_box *faces, int capacity, int *searched_width, int *searched_height,
+extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, int proxy_width,
+                                    int proxy_height, double minimum_score, pm_face_box *faces, int capacity,
                                     char *error, size_t error_size) {
-    if (!readable(image) ||
-        search_area <= 0 || capacity < 0 || (capacity > 0 && !faces) || !searched_width || !searched_height) {
+    if (!readable(image) || proxy_width < 1 || proxy_width > image->width || proxy_height < 1 ||
+        proxy_height > image->height || !std::isfinite(minimum_score) || capacity < 0 || (capacity > 0 && !faces)) {
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
     return with_build(
         choice, error, error_size,
-        [&] { return pm_face_search::search_portable(*image, search_area, faces, capacity, searched_width, searched_height); },
+        [&] { return pm_face_search::search_portable(*image, proxy_width, proxy_height, minimum_score, faces, capacity); },
         [&] {
             return PM_AVX2_BUILD(
-                pm_face_search::search_avx2(*image, search_area, faces, capacity, searched_width, searched_height));
+                pm_face_search::search_avx2(*image, proxy_width, proxy_height, minimum_score, faces, capacity));
         });
 }
 
-extern "C" int pm_detect_faces(const pm_face_image *image, long search_area, pm_face_box *faces, int capacity,
-                               int *searched_width, int *searched_height, char *error, size_t error_size) {
-    return pm_detect_faces_with(PM_FACE_SEARCH_AUTOMATIC, image, search_area, faces, capacity, searched_width,
-                                searched_height, error, error_size);
+extern "C" int pm_detect_faces(const pm_face_image *image, int proxy_width, int proxy_height, double minimum_score,
+                               pm_face_box *faces, int capacity, char *error, size_t error_size) {
+    return pm_detect_faces_with(PM_FACE_SEARCH_AUTOMATIC, image, proxy_width, proxy_height, minimum_score, faces,
+                                capacity, error, error_size);
 }
 
 extern "C" int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_image *image,
                                                const pm_face_region *regions, int region_count, double scale,
-                                               int levels, pm_face_box *faces, int capacity, char *error,
-                                               size_t error_size) {
+                                               int levels, double minimum_score, pm_face_box *faces, int capacity,
+                                               char *error, size_t error_size) {
     if (!readable(image) ||
-        region_count < 0 || (region_count > 0 && !regions) || !(scale > 0) || scale > 16 || levels < 0 || capacity < 0 ||
-        (capacity > 0 && !faces)) {
+        region_count < 0 || (region_count > 0 && !regions) || !(scale > 0) || scale > 16 || levels < 0 ||
+        !std::isfinite(minimum_score) || capacity < 0 || (capacity > 0 && !faces)) {
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
     return with_build(
         choice, error, error_size,
-        [&] { return pm_face_search::search_regions_portable(*image, regions, region_count, scale, levels, faces, capacity); },
         [&] {
-            return PM_AVX2_BUILD(
-                pm_face_search::search_regions_avx2(*image, regions, region_count, scale, levels, faces, capacity));
+            return pm_face_search::search_regions_portable(*image, regions, region_count, scale, levels, minimum_score,
+                                                           faces, capacity);
+        },
+        [&] {
+            return PM_AVX2_BUILD(pm_face_search::search_regions_avx2(*image, regions, region_count, scale, levels,
+                                                                     minimum_score, faces, capacity));
         });
 }
 
 extern "C" int pm_detect_faces_in_regions(const pm_face_image *image, const pm_face_region *regions, int region_count,
-                                          double scale, int levels, pm_face_box *faces, int capacity, char *error,
-                                          size_t error_size) {
+                                          double scale, int levels, double minimum_score, pm_face_box *faces,
+                                          int capacity, char *error, size_t error_size) {
     return pm_detect_faces_in_regions_with(PM_FACE_SEARCH_AUTOMATIC, image, regions, region_count, scale, levels,
-                                           faces, capacity, error, error_size);
-}
-
-extern "C" long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image,
-                                       double *largest_difference, double *largest_score, char *error,
-                                       size_t error_size) {
-    if (!readable(image) || !largest_difference || !largest_score) {
-        set_error(error, error_size, "invalid arguments");
-        return -1;
-    }
-    return compare_in_build(
-        choice, "the two steps scored different areas", error, error_size,
-        [&] { return pm_face_search::compare_filters_portable(*image, largest_difference, largest_score); },
-        [&] { return PM_AVX2_BUILD(pm_face_search::compare_filters_avx2(*image, largest_difference, largest_score)); });
-}
-
-extern "C" long pm_face_features_compare(pm_face_search_choice choice, const pm_face_image *image, int cell_size,
-                                         double *largest_difference, double *largest_feature, char *error,
-                                         size_t error_size) {
-    if (!readable(image) || cell_size < 1 || !largest_difference || !largest_feature) {
-        set_error(error, error_size, "invalid arguments");
-        return -1;
-    }
-    return compare_in_build(
-        choice, "the two steps made features of different shapes", error, error_size,
-        [&] {
-            return pm_face_search::compare_features_portable(*image, cell_size, largest_difference, largest_feature);
-        },
-        [&] {
-            return PM_AVX2_BUILD(
-                pm_face_search::compare_features_avx2(*image, cell_size, largest_difference, largest_feature));
-        });
-}
-
-extern "C" int pm_face_model_is_dlibs(void) {
-    try {
-        return embedded_model() == dlib::get_serialized_frontal_faces() ? 1 : 0;
-    } catch (...) {
-        return -1;
-    }
+                                           minimum_score, faces, capacity, error, error_size);
 }
 
 extern "C" int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell *cells, int columns, int rows,

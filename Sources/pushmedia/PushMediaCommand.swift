@@ -32,7 +32,7 @@ enum PushMediaMain {
     /// fork server) runs before Swift concurrency or Dispatch starts one; the other commands run
     /// in a task.
     static func main() {
-        NativeLibraries.limitMemoryArenas()
+        ProcessControl.limitMemoryArenas()
         let command: ParsableCommand
         do {
             command = try PushMediaCommand.parseAsRoot()

@@ -1,4 +1,3 @@
-import CPushMediaShims
 import CVips
 import Foundation
 import PushMediaModel

@@ -1,5 +1,4 @@
 import CFaceDetect
-import CPushMediaShims
 import CVips
 import Foundation
 import PushMediaModel

@@ -1,5 +1,5 @@
 import CFaceDetect
-import CPushMediaShims
+import CPushMediaTestSupport
 import CVips
 import Foundation
 import PushMediaModel
@@ -87,7 +87,7 @@ struct FaceTests {
 
     @Test("the embedded model is dlib's own (scripts/make-face-model regenerates it after a dlib upgrade)")
     func embeddedModel() {
-        #expect(FaceDetector.embeddedModelIsDlibs == true)
+        #expect(pm_face_model_is_dlibs() == 1)
     }
 
     @Test("the search reads a proxy of about 450,000 pixels of any larger image, its shape kept, and a smaller image at its own size")
@@ -95,7 +95,7 @@ struct FaceTests {
         for (width, height) in [(1200, 900), (1800, 600), (1000, 1000), (4000, 3000)] {
             let searched = try FaceDetector.search(try Vips.Image.noise(width: width, height: height)).searched
             let area = Double(searched.width * searched.height)
-            #expect(abs(area - Double(FaceDetector.searchArea)) < 0.01 * Double(FaceDetector.searchArea), "\(width)×\(height) → \(searched)")
+            #expect(abs(area - Double(FaceSearchSettings.searchArea)) < 0.01 * Double(FaceSearchSettings.searchArea), "\(width)×\(height) → \(searched)")
             #expect(abs(Double(searched.width) / Double(searched.height) - Double(width) / Double(height)) < 0.01)
         }
         let small = try FaceDetector.search(try Vips.Image.noise(width: 512, height: 512)).searched

@@ -40,7 +40,7 @@ struct GIFEncodingTests {
         #expect(input.frames == 100)
         let frames = try (0..<input.frames).map { try input.frame($0) }
         let animation = Animation(frames: frames, delays: input.delays, loop: 0)
-        let old = try animation.gifData(GIFSettings.legacy(paletteBits: 8)).data.count
+        let old = try animation.gifData(GIFSettings.dithered(paletteBits: 8)).data.count
         let new = try animation.gifData(GIFSettings(paletteBits: 8)).data.count
         #expect(new * 2 <= old, "new settings \(new) bytes, old \(old)")
 

@@ -1,4 +1,4 @@
-import CPushMediaShims
+import CPushMediaTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import CPushMediaShims
+import CPushMediaTestSupport
 import CVips
 import Foundation
 import PushMediaModel
@@ -423,5 +423,13 @@ struct GIFTranscodeTests {
         #expect(expanded.directCut == GIFFileCut(file: file, rect: framed.placement.expandedRect))
         let settings = GIFSettings(paletteBits: 8)
         #expect(try expanded.gifData(settings).data == (try Self.viaLibvips(expanded).gifData(settings).data))
+    }
+}
+
+extension GIFFileCut {
+    /// The cut written straight from the decoder and finished as the pipeline finishes it
+    /// (``Animation/gifAttempt(scale:_:)``: re-packed where the settings say).
+    func gifAttempt(frames: [Int], delays: [Int], loop: Int, _ settings: GIFSettings, until deadline: Deadline?) throws -> GIFAttempt {
+        try writtenGIF(frames: frames, delays: delays, loop: loop, settings, until: deadline).finished(settings)
     }
 }

@@ -1,4 +1,4 @@
-import CPushMediaShims
+import CPushMediaTestSupport
 import CVips
 import Foundation
 import Testing

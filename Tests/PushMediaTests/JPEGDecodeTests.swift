@@ -1,4 +1,3 @@
-import CPushMediaShims
 import CResample
 import CVips
 import Foundation
@@ -13,7 +12,7 @@ import Testing
 /// kernel to 1/64 of a pixel, so it is no exact reference), and across against pm_reduce_width.
 @Suite("JPEG decoded by libjpeg, reduced down as it is decoded")
 struct JPEGDecodeTests {
-    static let farFuture = ContinuousClock.now + .seconds(3600)
+    static let farFuture = Deadline.now + .seconds(3600)
 
     /// A seeded noisy picture (smooth gradients under noise, so every row differs), saved as a
     /// JPEG of `width`×`height` with `bands` (1 or 3).
