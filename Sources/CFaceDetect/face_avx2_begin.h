@@ -70,12 +70,6 @@
 
 #pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
 
-// As in face_detect.cpp: no BLAS or LAPACK.
-#include <dlib/assert.h>
-#include <dlib/test_for_odr_violations.h>
-#undef DLIB_USE_BLAS
-#undef DLIB_USE_LAPACK
-
-#include <dlib/image_processing/frontal_face_detector.h>
+#include "face_dlib.h"
 
 #endif

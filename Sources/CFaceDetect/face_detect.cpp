@@ -6,20 +6,10 @@
 
 #include "frontal_face_model.h"
 
-// Debian's dlib/config.h turns on BLAS and LAPACK for every program that includes dlib. The face
-// detector needs neither: its one matrix routine, an SVD when the model's filters are loaded, has
-// dlib's own implementation, which gives the same filters (the same boxes and scores, checked on
-// the face benchmark set). Without them the binary does not load liblapack/libblas, which on a
-// machine whose BLAS is OpenBLAS started threads at start-up (about 25 ms per process) that then
-// spun beside the search. config.h has no include guard, so the two headers that include it
-// (both guarded) come first, then the switches go.
-#include <dlib/assert.h>
-#include <dlib/test_for_odr_violations.h>
-#undef DLIB_USE_BLAS
-#undef DLIB_USE_LAPACK
+#include "face_dlib.h"
+#include "face_entry.h"
 
 #include <dlib/base64.h>
-#include <dlib/image_processing/frontal_face_detector.h>
 
 #include <cmath>
 #include <cstdint>
@@ -33,10 +23,6 @@
 #include "face_search.h"
 
 namespace {
-
-void set_error(char *error, size_t size, const char *message) {
-    if (error && size > 0) std::snprintf(error, size, "%s", message);
-}
 
 // dlib's model, serialised, from the base64 in frontal_face_model.h (~3 ms). dlib's own
 // get_frontal_face_detector() first undoes an arithmetic-coder compression, 0.5-1.4 s of CPU.
@@ -80,12 +66,8 @@ extern "C" int pm_face_search_build(pm_face_search_choice choice) {
 
 namespace {
 
-// Whether `image` names pixels the entry points may read: a size, a band inside its pixels, rows
-// at least as long as their pixels. The one check of every entry point's image.
-bool readable(const pm_face_image *image) {
-    return image && image->pixels && image->width > 0 && image->height > 0 && image->bands > 0 && image->band >= 0 &&
-           image->band < image->bands && image->stride >= image->width * image->bands;
-}
+using pm_face_entry::readable;
+using pm_face_entry::set_error;
 
 /// Runs `portable` or `avx2` (each returning a count, or -1) as the build `choice` picks, with
 /// C++ failures turned into -1 and a message in `error`: the one way either build is entered.

@@ -3,16 +3,9 @@
 // message.
 #include "CPushMediaTestSupport.h"
 
-// As in CFaceDetect's face_detect.cpp: no BLAS or LAPACK (config.h has no include guard, so the
-// two headers that include it come first).
-#include <dlib/assert.h>
-#include <dlib/test_for_odr_violations.h>
-#undef DLIB_USE_BLAS
-#undef DLIB_USE_LAPACK
+#include "../../Sources/CFaceDetect/face_dlib.h"
+#include "../../Sources/CFaceDetect/face_entry.h"
 
-#include <dlib/image_processing/frontal_face_detector.h>
-
-#include <cstdio>
 #include <exception>
 
 #define PM_FACE_FILTERS_ENTRY compare_filters_portable
@@ -21,14 +14,8 @@
 
 namespace {
 
-void set_error(char *error, size_t size, const char *message) {
-    if (error && size > 0) std::snprintf(error, size, "%s", message);
-}
-
-bool readable(const pm_face_image *image) {
-    return image && image->pixels && image->width > 0 && image->height > 0 && image->bands > 0 && image->band >= 0 &&
-           image->band < image->bands && image->stride >= image->width * image->bands;
-}
+using pm_face_entry::readable;
+using pm_face_entry::set_error;
 
 /// `portable` or `avx2` as the build `choice` picks, with failures (-1, or C++ exceptions) turned
 /// into -1 and a message.

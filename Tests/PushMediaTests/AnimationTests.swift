@@ -117,3 +117,29 @@ struct AnimationTests {
         #expect(try later.proxies([0, 1], longSide: 16).count == 2)
     }
 }
+
+/// Reads a GIF back with libvips (all frames).
+struct GIFReader {
+    var image: Vips.Image
+    var frames: Int
+    var delays: [Int]
+    var loop: Int
+    var width: Int
+    var frameHeight: Int
+
+    static func read(_ data: Data) throws -> GIFReader {
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder.appendingPathComponent("read.gif").path
+        try data.write(to: URL(fileURLWithPath: path))
+        try Vips.start()
+        let image = try Vips.Image.header(from: Vips.Source(path: path), failOn: .error, allPages: true).copyMemory()
+        let frames = image.int(field: "n-pages") ?? 1
+        return GIFReader(
+            image: image, frames: frames, delays: image.intArray(field: "delay") ?? [], loop: image.int(field: "loop") ?? -1,
+            width: image.width, frameHeight: image.pageHeight)
+    }
+
+    func frame(_ index: Int) throws -> Vips.Image {
+        try image.extractArea(left: 0, top: index * frameHeight, width: width, height: frameHeight)
+    }
+}

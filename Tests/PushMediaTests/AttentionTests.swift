@@ -1,4 +1,5 @@
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaModel
 import Testing

@@ -1,5 +1,6 @@
 import CFaceDetect
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaModel
 import Testing

@@ -1,6 +1,7 @@
 import CFaceDetect
 import CPushMediaTestSupport
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaModel
 import Testing

@@ -1,5 +1,6 @@
 import CGIFCodec
 import CVips
+import CVipsShims
 import Foundation
 import Testing
 

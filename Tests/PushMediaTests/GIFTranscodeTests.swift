@@ -1,5 +1,6 @@
 import CPushMediaTestSupport
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaModel
 import Testing
@@ -423,13 +424,5 @@ struct GIFTranscodeTests {
         #expect(expanded.directCut == GIFFileCut(file: file, rect: framed.placement.expandedRect))
         let settings = GIFSettings(paletteBits: 8)
         #expect(try expanded.gifData(settings).data == (try Self.viaLibvips(expanded).gifData(settings).data))
-    }
-}
-
-extension GIFFileCut {
-    /// The cut written straight from the decoder and finished as the pipeline finishes it
-    /// (``Animation/gifAttempt(scale:_:)``: re-packed where the settings say).
-    func gifAttempt(frames: [Int], delays: [Int], loop: Int, _ settings: GIFSettings, until deadline: Deadline?) throws -> GIFAttempt {
-        try writtenGIF(frames: frames, delays: delays, loop: loop, settings, until: deadline).finished(settings)
     }
 }

@@ -1,5 +1,6 @@
 import CPushMediaTestSupport
 import CVips
+import CVipsShims
 import Foundation
 import Testing
 

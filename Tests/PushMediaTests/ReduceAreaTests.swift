@@ -1,6 +1,7 @@
 import CDeadline
 import CReduce
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaModel
 import Testing

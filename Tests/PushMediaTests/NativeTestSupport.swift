@@ -10,3 +10,11 @@ extension Vips.Image {
         return try Vips.call("noise") { pm_noise_rgb($0, Int32(width), Int32(height), sigma, Int32(seed)) }
     }
 }
+
+extension GIFFileCut {
+    /// The cut written straight from the decoder and finished as the pipeline finishes it
+    /// (``Animation/gifAttempt(scale:_:)``: re-packed where the settings say).
+    func gifAttempt(frames: [Int], delays: [Int], loop: Int, _ settings: GIFSettings, until deadline: Deadline?) throws -> GIFAttempt {
+        try writtenGIF(frames: frames, delays: delays, loop: loop, settings, until: deadline).finished(settings)
+    }
+}
