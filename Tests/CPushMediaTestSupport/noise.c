@@ -1,6 +1,8 @@
 // Test images made by libvips (CPushMediaTestSupport.h).
 #include "CPushMediaTestSupport.h"
 
+#include <vips/vips.h>
+
 int pm_noise_rgb(VipsImage **out, int width, int height, double sigma, int seed) {
     VipsImage *bands[3] = {NULL, NULL, NULL};
     VipsImage *joined = NULL, *cast = NULL;

@@ -9,9 +9,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <vips/vips.h>
 
 #include "CDeadline.h"
+
+/// libvips' image (vips/vips.h, through the CVips module): declared, not included, so that
+/// libvips' declarations reach Swift from CVips alone.
+typedef struct _VipsImage VipsImage;
 
 /// The most a side may shrink in one of these reductions: beyond it the 14-bit weights round
 /// to nothing (libvips box-shrinks first there).

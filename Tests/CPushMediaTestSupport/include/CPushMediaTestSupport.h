@@ -6,9 +6,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <vips/vips.h>
 
 #include "CFaceDetect.h"
+
+/// libvips' image (vips/vips.h, through the CVips module): declared, not included, so that
+/// libvips' declarations reach Swift from CVips alone.
+typedef struct _VipsImage VipsImage;
 
 #ifdef __cplusplus
 extern "C" {
