@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "PushMediaFetch", targets: ["PushMediaFetch"]),
         .library(name: "PushMediaWorker", targets: ["PushMediaWorker"]),
         .library(name: "PushMediaObjectStore", targets: ["PushMediaObjectStore"]),
+        .library(name: "PushMediaVerify", targets: ["PushMediaVerify"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
     ],
     targets: [
         // C libraries, seen from Swift only through PushMedia/Native (and the worker's process
@@ -218,8 +220,25 @@ let package = Package(
             ]
         ),
 
-        .executableTarget(
-            name: "pushmedia",
+        // `pushmedia verify`: fetches a manifest's published URLs as the phones do and judges them.
+        .target(
+            name: "PushMediaVerify",
+            dependencies: [
+                "PushMediaModel",
+                "PushPayload",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The command line (`process`, `worker`, …): the commands of `pushmedia`, and of the tests'
+        // `pushmedia-testing`, which runs them with the tests' item hooks.
+        .target(
+            name: "PushMediaCLI",
             dependencies: [
                 "PushMedia",
                 "PushMediaModel",
@@ -228,15 +247,35 @@ let package = Package(
                 "PushMediaQueue",
                 "PushMediaWorker",
                 "PushMediaObjectStore",
+                "PushMediaVerify",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The shipped binary: `main` of the command line, with no hooks.
+        .executableTarget(name: "pushmedia", dependencies: ["PushMediaCLI"]),
+
+        // Test support, never in a product. PushMediaTesting: seeded randomness, the fixtures and
+        // built programs, the item gate's test side; no dependencies, so any test target may use
+        // it. PushMediaQueueTesting: the manual queue clock.
+        .target(name: "PushMediaTesting", path: "Tests/PushMediaTesting"),
+        .target(
+            name: "PushMediaQueueTesting",
+            dependencies: ["PushMediaQueue", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            path: "Tests/PushMediaQueueTesting"
+        ),
+        // `pushmedia-testing`: the same commands as `pushmedia` with the tests' item hooks (the
+        // gate, crashes, spins, runaway allocations) installed, for the worker tests.
+        .executableTarget(
+            name: "pushmedia-testing",
+            dependencies: ["PushMediaCLI", "PushMedia", "PushMediaTesting"],
+            path: "Tests/pushmedia-testing"
+        ),
 
         .testTarget(
             name: "PushMediaTests",
-            dependencies: ["PushMedia", "PushMediaModel", "CPushMediaTestSupport", "CProcessControl"]
+            dependencies: ["PushMedia", "PushMediaModel", "PushMediaTesting", "CPushMediaTestSupport", "CProcessControl"]
         ),
         .testTarget(
             name: "PushPayloadTests",
@@ -249,12 +288,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PushAttachmentPlannerTests",
-            dependencies: ["PushAttachmentPlanner"]
+            dependencies: ["PushAttachmentPlanner", "PushMediaTesting"]
         ),
         .testTarget(
             name: "PushMediaQueueTests",
             dependencies: [
                 "PushMediaQueue",
+                "PushMediaQueueTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -274,8 +314,20 @@ let package = Package(
         .testTarget(
             name: "PushMediaWorkerTests",
             dependencies: [
-                "PushMediaWorker", "PushMediaQueue", "PushMediaModel", "PushMedia", "PushMediaObjectStore",
+                "PushMediaWorker", "PushMediaQueue", "PushMediaModel", "PushMedia", "PushMediaObjectStore", "PushMediaTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "PushMediaVerifyTests",
+            dependencies: [
+                "PushMediaVerify", "PushMediaModel", "PushMediaObjectStore", "PushMediaTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -22,6 +22,8 @@
 #include "CGIFCodec.h"
 #include "gif_repack.h"
 
+#include <vips/vips.h>
+
 #include <stdlib.h>
 #include <string.h>
 

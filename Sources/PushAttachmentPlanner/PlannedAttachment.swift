@@ -59,6 +59,10 @@ public struct AttachmentFileType: Sendable, Equatable {
 
 /// A rectangle in unit coordinates (0…1) of the attachment, as
 /// `UNNotificationAttachmentOptionsThumbnailClippingRectKey` takes it.
+///
+/// The same rect as `PushMediaModel.UnitRect`, on purpose its own: this module depends on
+/// nothing, so that a notification service extension can copy its files alone, and the
+/// extension reads the rect from a payload rather than writing a manifest.
 public struct UnitRect: Sendable, Equatable {
     public var x: Double
     public var y: Double

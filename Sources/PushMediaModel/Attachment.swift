@@ -142,49 +142,40 @@ public struct Attachment: Codable, Sendable, Equatable {
     public struct Options: Codable, Sendable, Equatable {
         /// `UNNotificationAttachmentOptionsThumbnailHiddenKey`.
         public var thumbnailHidden: Bool
-        /// `UNNotificationAttachmentOptionsThumbnailClippingRectKey`, on the expanded image.
-        public var thumbnailClippingRect: ClipRect?
+        /// `UNNotificationAttachmentOptionsThumbnailClippingRectKey`, on the expanded image;
+        /// written in Apple's dictionary form, `{"X", "Y", "Width", "Height"}`.
+        public var thumbnailClippingRect: UnitRect?
         /// `UNNotificationAttachmentOptionsThumbnailTimeKey`: seconds for movies, a frame number
         /// for animated images.
         public var thumbnailTime: Double?
 
         public init(
-            thumbnailHidden: Bool, thumbnailClippingRect: ClipRect? = nil,
+            thumbnailHidden: Bool, thumbnailClippingRect: UnitRect? = nil,
             thumbnailTime: Double? = nil
         ) {
             self.thumbnailHidden = thumbnailHidden
             self.thumbnailClippingRect = thumbnailClippingRect
             self.thumbnailTime = thumbnailTime
         }
-    }
-}
 
-/// A unit rectangle (values 0…1) in the dictionary form Apple's
-/// `UNNotificationAttachmentOptionsThumbnailClippingRectKey` takes: `{"X","Y","Width","Height"}`.
-public struct ClipRect: Codable, Sendable, Equatable {
-    public var x: Double
-    public var y: Double
-    public var width: Double
-    public var height: Double
+        enum CodingKeys: String, CodingKey {
+            case thumbnailHidden
+            case thumbnailClippingRect
+            case thumbnailTime
+        }
 
-    public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            thumbnailHidden = try container.decode(Bool.self, forKey: .thumbnailHidden)
+            thumbnailClippingRect = try container.decodeIfPresent(UnitRect.AppleDictionary.self, forKey: .thumbnailClippingRect)?.rect
+            thumbnailTime = try container.decodeIfPresent(Double.self, forKey: .thumbnailTime)
+        }
 
-    enum CodingKeys: String, CodingKey {
-        case x = "X"
-        case y = "Y"
-        case width = "Width"
-        case height = "Height"
-    }
-
-    /// True when every value is in 0…1 and the rect lies inside the unit square.
-    public var isValidUnitRect: Bool {
-        let values = [x, y, width, height]
-        guard values.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= 1 }) else { return false }
-        return width > 0 && height > 0 && x + width <= 1 + 1e-9 && y + height <= 1 + 1e-9
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(thumbnailHidden, forKey: .thumbnailHidden)
+            try container.encodeIfPresent(thumbnailClippingRect.map(UnitRect.AppleDictionary.init), forKey: .thumbnailClippingRect)
+            try container.encodeIfPresent(thumbnailTime, forKey: .thumbnailTime)
+        }
     }
 }

@@ -191,29 +191,15 @@ extension Manifest {
     /// `body` with each until it returns false; memory holds one line, whatever the file's size.
     /// - Throws: when the file cannot be read, or a line is not an item (with its line number).
     public static func forEachLine(ofNDJSON url: URL, _ body: (Item) throws -> Bool) throws {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var pending = Data()
-        var line = 0
-        func emit(_ bytes: Data) throws -> Bool {
-            line += 1
-            guard !bytes.isEmpty else { return true }
+        let lines = try FileLineReader(url: url)
+        while let bytes = try lines.next() {
+            guard !bytes.isEmpty else { continue }
             do {
-                return try body(try JSONDecoder().decode(Item.self, from: bytes))
+                guard try body(try JSONDecoder().decode(Item.self, from: bytes)) else { return }
             } catch let error as DecodingError {
-                throw NDJSONError(line: line, reason: "\(error)")
+                throw NDJSONError(line: lines.lineNumber, reason: "\(error)")
             }
         }
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            pending.append(chunk)
-            var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                guard try emit(Data(pending[start..<newline])) else { return }
-                start = pending.index(after: newline)
-            }
-            pending = Data(pending[start...])
-        }
-        _ = try emit(pending)
     }
 
     /// A line of an NDJSON manifest that is not an item.

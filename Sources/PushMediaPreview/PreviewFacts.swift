@@ -130,8 +130,8 @@ public struct ClipGeometry: Sendable, Equatable {
     public var topPercent: Double
 
     /// Nil when `rect` is not a usable unit rect.
-    public init?(_ rect: ClipRect) {
-        guard rect.isValidUnitRect else { return nil }
+    public init?(_ rect: UnitRect) {
+        guard rect.isValid else { return nil }
         widthPercent = 100 / rect.width
         heightPercent = 100 / rect.height
         leftPercent = -rect.x / rect.width * 100

@@ -138,7 +138,7 @@ extension PreviewRenderer {
         ])
     }
 
-    func thumbClip(_ expanded: Attachment, rect: ClipRect, prefix: String) -> HTML? {
+    func thumbClip(_ expanded: Attachment, rect: UnitRect, prefix: String) -> HTML? {
         guard let geometry = ClipGeometry(rect) else { return nil }
         return PreviewTemplate.thumbClip.fill([
             "x": .number(rect.x), "y": .number(rect.y), "w": .number(rect.width), "h": .number(rect.height),
@@ -151,7 +151,7 @@ extension PreviewRenderer {
         ])
     }
 
-    func rectText(_ rect: ClipRect) -> String {
+    func rectText(_ rect: UnitRect) -> String {
         "X \(Format.decimal(rect.x, places: 3)) Y \(Format.decimal(rect.y, places: 3)) "
             + "W \(Format.decimal(rect.width, places: 3)) H \(Format.decimal(rect.height, places: 3))"
     }

@@ -20,15 +20,15 @@ extension PreviewRenderer {
     /// The faces (unit rects of the source) that show on `thumbnail`, as boxes over it: placed
     /// through the thumbnail's `sourceRect` and clipped to it.
     func faceBoxes(_ faces: [UnitRect], on thumbnail: Attachment) -> [HTML] {
-        guard let crop = thumbnail.sourceRect, crop.w > 0, crop.h > 0 else { return [] }
+        guard let crop = thumbnail.sourceRect, crop.width > 0, crop.height > 0 else { return [] }
         return faces.compactMap { face in
-            let left = max(0, (face.x - crop.x) / crop.w)
-            let top = max(0, (face.y - crop.y) / crop.h)
-            let right = min(1, (face.maxX - crop.x) / crop.w)
-            let bottom = min(1, (face.maxY - crop.y) / crop.h)
+            let left = max(0, (face.x - crop.x) / crop.width)
+            let top = max(0, (face.y - crop.y) / crop.height)
+            let right = min(1, (face.maxX - crop.x) / crop.width)
+            let bottom = min(1, (face.maxY - crop.y) / crop.height)
             guard right > left, bottom > top else { return nil }
             return PreviewTemplate.faceBox.fill([
-                "x": .number(face.x), "y": .number(face.y), "w": .number(face.w), "h": .number(face.h),
+                "x": .number(face.x), "y": .number(face.y), "w": .number(face.width), "h": .number(face.height),
                 "leftPercent": .number(left * 100), "topPercent": .number(top * 100),
                 "widthPercent": .number((right - left) * 100), "heightPercent": .number((bottom - top) * 100),
             ])

@@ -10,9 +10,6 @@ public enum QueueURL: Sendable, Hashable, CustomStringConvertible {
     /// A PostgreSQL server.
     case postgres(PostgresQueueConfiguration)
 
-    /// The default SQLite file (relative to the working directory), created with its folder.
-    public static let defaultSQLitePath = ".pushmedia/queue.sqlite"
-
     /// Parses a queue URL.
     /// - Throws: ``QueueURLError`` with a message naming the problem.
     public init(parsing string: String) throws(QueueURLError) {

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The storage that work is written to failed: the queue's database, the output folder or a
 /// temporary folder is out of space or inodes, read-only, or gave an I/O error.
 ///
@@ -25,11 +19,4 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// `cannot write to PLACE: REASON`, or the reason alone when it names the place already.
     public var description: String { reason.contains(place) ? reason : "cannot write to \(place): \(reason)" }
-
-    /// `errno` values that say the storage itself failed, not the data or the caller: out of
-    /// space (`ENOSPC`), over quota (`EDQUOT`), a read-only file system (`EROFS`), an I/O
-    /// error (`EIO`).
-    public static func isStorageErrno(_ code: Int32) -> Bool {
-        code == ENOSPC || code == EDQUOT || code == EROFS || code == EIO
-    }
 }

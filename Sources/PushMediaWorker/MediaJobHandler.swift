@@ -29,6 +29,9 @@ public struct MediaJobHandler: Sendable {
     public var isolation: ItemProcessPool?
     /// Output files side by side, or in subfolders by hash (``OutputLayout``; the worker shards).
     public var layout: OutputLayout = .flat
+    /// Called at the steps of items run on a thread of this process (``ItemHooks``: the tests'
+    /// gates; nil in the product). An ``isolation`` pool's item processes have their own.
+    public var hooks: (any ItemHooks)?
     /// Called once per job with its final item (progress reporting): not for an attempt that
     /// failed in a way the queue will retry, only for the last one.
     public var onItem: (@Sendable (FinishedItem) -> Void)?
@@ -140,7 +143,7 @@ public struct MediaJobHandler: Sendable {
             item = await isolation.process(input, profile: profile, outputDirectory: folder, layout: layout)
         } else {
             let processor = ItemProcessor(
-                profile: profile, options: ProcessingOptions(outputDirectory: folder, layout: layout), logger: logger)
+                profile: profile, options: ProcessingOptions(outputDirectory: folder, layout: layout, hooks: hooks), logger: logger)
             let work = input
             item = await BlockingWork.run { processor.process(work) }
         }

@@ -40,6 +40,9 @@ public struct QueuedBatch: Sendable {
     /// Output files side by side or in subfolders by hash; nil (the default): sharded when the
     /// folder has more than ``OutputLayout/shardAbove`` files.
     public var layout: OutputLayout?
+    /// Called at the steps of items run on threads of this process (``ItemHooks``: the tests'
+    /// gates; nil in the product). An ``isolation`` pool's item processes have their own.
+    public var hooks: (any ItemHooks)?
     var logger: Logger
 
     /// Creates a batch. Its events say what became of each item, so the default logger keeps
@@ -212,6 +215,7 @@ public struct QueuedBatch: Sendable {
         }
         handler.isolation = isolation
         handler.layout = inputs.layout
+        handler.hooks = hooks
         let jobHandler = handler
         let worker = QueueWorker(
             queue: queue,

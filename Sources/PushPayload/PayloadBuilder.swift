@@ -17,13 +17,13 @@ public struct PayloadAttachment: Sendable, Equatable {
     /// `UNNotificationAttachmentOptionsThumbnailHiddenKey`.
     public var thumbnailHidden: Bool
     /// `UNNotificationAttachmentOptionsThumbnailClippingRectKey`, rounded to 4 decimals.
-    public var clippingRect: ClipRect?
+    public var clippingRect: UnitRect?
     /// `UNNotificationAttachmentOptionsThumbnailTimeKey`: seconds (movies) or a frame (GIFs).
     public var thumbnailTime: Double?
 
     public init(
         role: Attachment.Role, url: String, typeHint: String, fileExtension: String, bytes: Int,
-        thumbnailHidden: Bool = false, clippingRect: ClipRect? = nil, thumbnailTime: Double? = nil
+        thumbnailHidden: Bool = false, clippingRect: UnitRect? = nil, thumbnailTime: Double? = nil
     ) {
         self.role = role
         self.url = url
@@ -123,10 +123,8 @@ public struct PayloadBuilder: Sendable {
         var warnings: [String] = []
         let selected = try selectAttachments(for: item, warnings: &warnings)
         var androidImage: PayloadAttachment?
-        if format == .fcm, !selected.isEmpty, let expanded = item.attachment(.expanded),
-            AttachmentType.forTypeHint(expanded.typeHint)?.category == .image
-        {
-            androidImage = try make(expanded, base: try resolvedBaseURL(), hidden: false, keepThumbnailOptions: false)
+        if format == .fcm, !selected.isEmpty, let image = Self.androidImage(of: item) {
+            androidImage = try make(image, base: try resolvedBaseURL(), hidden: false, keepThumbnailOptions: false)
         }
         let context = FormatContext(
             item: item, mode: mode, text: text, selected: selected, androidImage: androidImage, warnings: warnings)
@@ -190,17 +188,32 @@ public struct PayloadBuilder: Sendable {
         item.attachment(.media) ?? item.attachment(.expanded) ?? item.attachment(.thumbnail)
     }
 
+    /// The image FCM's Android SDK downloads for `item` (`android.notification.image`): the
+    /// expanded image, when it is an image.
+    public static func androidImage(of item: Item) -> Attachment? {
+        guard let expanded = item.attachment(.expanded), AttachmentType.forTypeHint(expanded.typeHint)?.category == .image else {
+            return nil
+        }
+        return expanded
+    }
+
+    /// The URL a payload names for `attachment`: ``baseURL`` joined with its file, else the
+    /// manifest's URL; an absolute https URL, or a ``PayloadError``.
+    public func url(of attachment: Attachment) throws(PayloadError) -> String {
+        try url(for: attachment, base: try resolvedBaseURL())
+    }
+
     private func make(
         _ attachment: Attachment, base: String?, hidden: Bool, keepThumbnailOptions: Bool
     ) throws(PayloadError) -> PayloadAttachment {
         guard AttachmentType.forTypeHint(attachment.typeHint) != nil else {
             throw .unsupportedType(role: attachment.role, typeHint: attachment.typeHint)
         }
-        var rect: ClipRect?
+        var rect: UnitRect?
         var time: Double?
         if keepThumbnailOptions {
             if let r = attachment.options.thumbnailClippingRect {
-                guard r.isValidUnitRect else { throw .invalidClipRect(role: attachment.role, r) }
+                guard r.isValid else { throw .invalidClipRect(role: attachment.role, r) }
                 rect = Self.rounded(r)
             }
             if let t = attachment.options.thumbnailTime {
@@ -215,13 +228,13 @@ public struct PayloadBuilder: Sendable {
     }
 
     /// Rounds to 4 decimals (0.01 % of the image) and keeps the rect inside the unit square.
-    static func rounded(_ r: ClipRect) -> ClipRect {
+    static func rounded(_ r: UnitRect) -> UnitRect {
         func round4(_ v: Double) -> Double { (v * 10_000).rounded() / 10_000 }
         let x = round4(r.x)
         let y = round4(r.y)
         let width = min(round4(r.width), round4(1 - x))
         let height = min(round4(r.height), round4(1 - y))
-        return ClipRect(x: x, y: y, width: width, height: height)
+        return UnitRect(x: x, y: y, width: width, height: height)
     }
 
     private func resolvedBaseURL() throws(PayloadError) -> String? {

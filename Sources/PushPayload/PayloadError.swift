@@ -17,7 +17,7 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The attachment's type hint is not one iOS accepts as a notification attachment.
     case unsupportedType(role: Attachment.Role, typeHint: String)
     /// The manifest's clipping rect is not a unit rect (values in 0…1, inside the unit square).
-    case invalidClipRect(role: Attachment.Role, ClipRect)
+    case invalidClipRect(role: Attachment.Role, UnitRect)
     /// The manifest's thumbnail time is negative, NaN or infinite.
     case invalidThumbnailTime(role: Attachment.Role, Double)
     /// FCM's `android.notification.image` would be larger than Android's 1 MB.

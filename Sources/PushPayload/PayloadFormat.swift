@@ -46,15 +46,6 @@ public enum PayloadFormat: String, CaseIterable, Sendable, Codable {
         case .braze, .adobe, .fcm: false
         }
     }
-
-    /// True when the format carries `UNNotificationAttachment` options (hidden flag, clipping
-    /// rect, thumbnail time).
-    public var carriesOptions: Bool {
-        switch self {
-        case .apns, .airship: true
-        case .braze, .adobe, .onesignal, .fcm: false
-        }
-    }
 }
 
 /// Which attachments a payload sends.

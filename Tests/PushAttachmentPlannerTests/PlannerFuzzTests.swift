@@ -1,19 +1,7 @@
 import Foundation
 import PushAttachmentPlanner
+import PushMediaTesting
 import Testing
-
-/// SplitMix64: small, fast, and the same sequence on every platform for a seed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random `userInfo` dictionaries, biased towards the keys and shapes the planner reads so
 /// that generated payloads reach deep into every parser.

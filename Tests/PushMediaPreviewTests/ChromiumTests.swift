@@ -40,7 +40,7 @@ struct ChromiumTests {
             try data.write(to: out.appendingPathComponent(name))
             sizes[name] = data.count
         }
-        func image(_ role: PushMediaModel.Attachment.Role, _ file: String, _ w: Int, _ h: Int, rect: ClipRect? = nil) -> PushMediaModel.Attachment {
+        func image(_ role: PushMediaModel.Attachment.Role, _ file: String, _ w: Int, _ h: Int, rect: UnitRect? = nil) -> PushMediaModel.Attachment {
             PushMediaModel.Attachment(
                 identifier: role.rawValue, role: role, file: file, typeHint: "public.png", fileExtension: "png",
                 mimeType: "image/png", bytes: sizes[file]!, sha256: "0", width: w, height: h,
@@ -51,11 +51,11 @@ struct ChromiumTests {
             items: [
                 Item(source: "a/split.png", kind: .image, status: .ok, probe: Probe(format: "png", width: 192, height: 96),
                      attachments: [image(.thumbnail, "c0ffee-thumb.png", 96, 96),
-                                   image(.expanded, "wide image #1.png", 192, 96, rect: ClipRect(x: 0.5, y: 0, width: 0.5, height: 1))],
+                                   image(.expanded, "wide image #1.png", 192, 96, rect: UnitRect(x: 0.5, y: 0, width: 0.5, height: 1))],
                      warnings: ["transcoded WebP to PNG"]),
                 Item(source: "b/<script>alert(1)</script>.png", kind: .image, status: .ok, probe: Probe(format: "png"),
                      attachments: [image(.thumbnail, #"x" onerror="alert(1)<b>.png"#, 96, 96),
-                                   image(.expanded, "b10e-expanded.png", 192, 96, rect: ClipRect(x: 0.25, y: 0, width: 0.5, height: 1))]),
+                                   image(.expanded, "b10e-expanded.png", 192, 96, rect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1))]),
                 Item(source: "c/jingle.wav", kind: .audio, status: .ok, probe: Probe(format: "wav", durationSeconds: 1),
                      attachments: [PushMediaModel.Attachment(identifier: "media", role: .media, file: "jingle.wav", typeHint: "com.microsoft.waveform-audio",
                                               fileExtension: "wav", mimeType: "audio/wav", bytes: sizes["jingle.wav"]!, sha256: "0",

@@ -50,8 +50,8 @@ struct PreviewRendererTests {
     }
 
     @Test func clipRectCSSMatchesTheManifest() throws {
-        let rect = ClipRect(x: 0.25166666666666665, y: 0, width: 0.5, height: 1)
-        let tall = ClipRect(x: 0, y: 0.25, width: 1, height: 0.5)
+        let rect = UnitRect(x: 0.25166666666666665, y: 0, width: 0.5, height: 1)
+        let tall = UnitRect(x: 0, y: 0.25, width: 1, height: 0.5)
         let html = render(Sample.manifest([
             Sample.image("a.jpg", thumbFile: "a-thumb.jpg", expandedFile: "a-expanded.jpg", rect: rect),
             Sample.image("b.jpg", thumbFile: "b-thumb.jpg", expandedFile: "b-expanded.jpg", rect: tall),
@@ -74,7 +74,7 @@ struct PreviewRendererTests {
         #expect(!c.contains(#"class="compare""#))
         #expect(c.contains(#"<div class="thumb"><img class="fill" src="c-expanded.jpg""#))
         // Invalid rects are not drawn.
-        #expect(ClipGeometry(ClipRect(x: 0.8, y: 0, width: 0.5, height: 1)) == nil)
+        #expect(ClipGeometry(UnitRect(x: 0.8, y: 0, width: 0.5, height: 1)) == nil)
     }
 
     @Test func imagesAreRelativeToThePageFolder() {

@@ -6,7 +6,7 @@ enum Sample {
     static func image(
         _ source: String, thumbFile: String = "aaaa-thumb.jpg", expandedFile: String = "bbbb-expanded.jpg",
         thumbBytes: Int = 12_000, expandedBytes: Int = 60_000, ext: String = "jpg",
-        rect: ClipRect? = ClipRect(x: 0.5, y: 0, width: 0.5, height: 1), warnings: [String] = []
+        rect: UnitRect? = UnitRect(x: 0.5, y: 0, width: 0.5, height: 1), warnings: [String] = []
     ) -> Item {
         let type = AttachmentType.forExtension(ext) ?? .jpeg
         return Item(

@@ -2,6 +2,7 @@ import CVips
 import CVipsShims
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -35,7 +36,7 @@ struct AttentionTests {
     /// A seeded picture: a few soft discs of random colour on a random ground, optionally with
     /// per-pixel noise, so the map has several competing peaks.
     static func picture(width: Int, height: Int, seed: UInt64, noise: Int) -> [UInt8] {
-        var random = CropGeometryTests.SeededRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         let ground = (0..<3).map { _ in Double(Int.random(in: 0...255, using: &random)) }
         let discs = (0..<Int.random(in: 1...5, using: &random)).map { _ in
             (
@@ -156,7 +157,7 @@ struct AttentionTests {
     /// A centred disc (or two mirrored ones) on a flat ground, or a checkerboard: pictures whose
     /// mirror cells score the same in libvips.
     static func symmetric(width: Int, height: Int, seed: UInt64) -> [UInt8] {
-        var random = CropGeometryTests.SeededRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         let ground = (0..<3).map { _ in Double(Int.random(in: 0...255, using: &random)) }
         let ink = (0..<3).map { _ in Double(Int.random(in: 0...255, using: &random)) }
         let kind = seed % 3

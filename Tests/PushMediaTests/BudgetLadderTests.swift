@@ -1,5 +1,6 @@
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -26,7 +27,7 @@ struct BudgetLadderTests {
 
     @Test("JPEG: the highest quality that fits is chosen by bisection, then downscaling; nothing over the limit")
     func jpegProperty() {
-        var rng = CropGeometryTests.SeededRandom(state: 5)
+        var rng = SeededRandom(seed: 5)
         for _ in 0..<500 {
             let base = Double.random(in: 1_000...5_000_000, using: &rng)
             let budget = Int.random(in: 1_000...2_000_000, using: &rng)

@@ -1,5 +1,6 @@
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -16,7 +17,7 @@ struct BudgetTests {
 
     @Test("every written attachment is within its budget and hard limit, or the item is over_budget")
     func property() throws {
-        var rng = CropGeometryTests.SeededRandom(state: 2024)
+        var rng = SeededRandom(seed: 2024)
         let folder = try Fixtures.temporaryFolder()
         var outcomes: [ErrorCode?] = []
         for index in 0..<14 {

@@ -1,4 +1,5 @@
 import Foundation
+import PushMediaTesting
 
 /// Runs a program and collects its exit status and output (tests only).
 enum CommandRunner {
@@ -39,16 +40,6 @@ enum CommandRunner {
             error: String(decoding: errData, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
     }
 
-    /// The `pushmedia` executable built next to the test bundle.
-    static var pushmedia: String {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var folder = testBinary.deletingLastPathComponent()
-        // The test binary lives in `<build>/debug/` or inside `<build>/debug/*.xctest/…`.
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("pushmedia").path),
-            folder.path != "/"
-        {
-            folder = folder.deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("pushmedia").path
-    }
+    /// The shipped `pushmedia` executable, built next to the test bundle.
+    static var pushmedia: String { TestPaths.pushmedia }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -28,7 +29,7 @@ struct DeliveryBudgetTests {
 
     @Test("for any target and per-type budgets, the attachments made in order fit the notification and every other limit")
     func property() {
-        var rng = CropGeometryTests.SeededRandom(state: 14)
+        var rng = SeededRandom(seed: 14)
         for _ in 0..<2_000 {
             var profile = Profile()
             profile.delivery.linkBitsPerSecond = Int.random(in: 8_000...50_000_000, using: &rng)

@@ -3,6 +3,7 @@ import CVips
 import CVipsShims
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -41,7 +42,7 @@ struct FaceCellsTests {
         "means, chroma and deviation of every cell, at 1×1, 2×2, odd sizes and a cell's edge, for RGB, RGBA and grey, any band",
         arguments: [(1, 1), (2, 2), (3, 2), (9, 7), (8, 8), (17, 16), (301, 17)])
     func statistics(width: Int, height: Int) throws {
-        var rng = CropGeometryTests.SeededRandom(state: UInt64(width * 1000 + height))
+        var rng = SeededRandom(seed: UInt64(width * 1000 + height))
         for (bands, band) in [(3, 1), (4, 1), (4, 3), (1, 0), (2, 1)] {
             for cell in [1, 3, 8] {
                 let pixels = (0..<(width * height * bands)).map { _ in UInt8.random(in: 0...255, using: &rng) }

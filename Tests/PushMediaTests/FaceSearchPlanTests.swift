@@ -1,5 +1,6 @@
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -73,7 +74,7 @@ struct FaceSearchPlanTests {
         #expect(FaceSearchPlan.levels(from: 2, above: 1) == 3)  // 2, 1.5, 1.125; not 0.84
         #expect(FaceSearchPlan.levels(from: 1.21, above: 1) == 1)
         #expect(FaceSearchPlan.levels(from: 4, above: 0.75) == 6)  // 4 · 0.75^5 = 0.95; 0.75^6 · 4 = 0.71
-        var rng = CropGeometryTests.SeededRandom(state: 77)
+        var rng = SeededRandom(seed: 77)
         for _ in 0..<1000 {
             let coarsest = Double.random(in: 0.05...2, using: &rng)
             let scale = coarsest * Double.random(in: 1.2...40, using: &rng)
@@ -125,7 +126,7 @@ struct FaceSearchPlanTests {
 
     @Test("for random maps: regions inside the image, disjoint, covering every skin cell they keep, within the budget, no finer than needed")
     func randomMaps() {
-        var rng = CropGeometryTests.SeededRandom(state: 41)
+        var rng = SeededRandom(seed: 41)
         for _ in 0..<200 {
             let columns = Int.random(in: 1...160, using: &rng)
             let rows = Int.random(in: 1...80, using: &rng)
@@ -264,7 +265,7 @@ struct FaceSearchPlanTests {
 
     @Test("for random maps: the first look's regions lie inside the image, are disjoint, each holds the window at the scale, cover every dense block they keep, and read less than the whole")
     func randomFirstLooks() {
-        var rng = CropGeometryTests.SeededRandom(state: 1741)
+        var rng = SeededRandom(seed: 1741)
         var sawRegions = 0
         for _ in 0..<300 {
             let columns = Int.random(in: 1...240, using: &rng)

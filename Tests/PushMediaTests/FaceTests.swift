@@ -83,7 +83,7 @@ struct FaceTests {
         let iw = max(0, min(a.maxX, b.maxX) - max(a.x, b.x))
         let ih = max(0, min(a.maxY, b.maxY) - max(a.y, b.y))
         let inter = iw * ih
-        return inter / (a.w * a.h + b.w * b.h - inter)
+        return inter / (a.width * a.height + b.width * b.height - inter)
     }
 
     @Test("the embedded model is dlib's own (scripts/make-face-model regenerates it after a dlib upgrade)")
@@ -143,7 +143,7 @@ struct FaceTests {
         #expect(FaceSearchPlan.pyramidStep == Double(PM_FACE_PYRAMID_DOWN - 1) / Double(PM_FACE_PYRAMID_DOWN))
         let (image, face) = try Self.decodedBanner(width: 2400)
         let size = PixelSize(width: image.width, height: image.height)
-        let faceWidth = face.w * Double(size.width)
+        let faceWidth = face.width * Double(size.width)
         // The face and one face's width around it, read so the face is twice the window.
         let left = max(0, Int(face.x * Double(size.width) - faceWidth))
         let top = max(0, Int(face.y * Double(size.height) - faceWidth))
@@ -290,7 +290,7 @@ struct FaceTests {
             let inExpanded = UnitRect(
                 x: (face.x * Double(working.width) - Double(e.x)) / Double(e.width),
                 y: (face.y * Double(working.height) - Double(e.y)) / Double(e.height),
-                w: face.w * Double(working.width) / Double(e.width), h: face.h * Double(working.height) / Double(e.height))
+                width: face.width * Double(working.width) / Double(e.width), height: face.height * Double(working.height) / Double(e.height))
             let clip = p.clipRect
             let slack = 1.0 / 600  // one pixel of the expanded image
             #expect(
@@ -364,7 +364,7 @@ struct FaceTests {
                 let inExpanded = UnitRect(
                     x: (face.x * Double(working.width) - Double(e.x)) / Double(e.width),
                     y: (face.y * Double(working.height) - Double(e.y)) / Double(e.height),
-                    w: face.w * Double(working.width) / Double(e.width), h: face.h * Double(working.height) / Double(e.height))
+                    width: face.width * Double(working.width) / Double(e.width), height: face.height * Double(working.height) / Double(e.height))
                 let clip = p.clipRect
                 let slack = 1.0 / 600
                 #expect(

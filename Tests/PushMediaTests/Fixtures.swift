@@ -1,20 +1,16 @@
 import Foundation
+import PushMediaTesting
 
 /// Paths of the committed fixtures and of the package.
 enum Fixtures {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    static let root = packageRoot.appendingPathComponent("Fixtures")
+    static let packageRoot = TestPaths.packageRoot
+    static let root = TestPaths.fixtures
 
     static func url(_ relative: String) -> URL { root.appendingPathComponent(relative) }
 
     /// A new empty folder under the system's temporary folder.
     static func temporaryFolder(_ name: String = #function) throws -> URL {
-        let safe = name.filter { $0.isLetter || $0.isNumber }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushmedia-tests-\(safe)-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try TestPaths.temporaryFolder(prefix: "pushmedia-tests", name)
     }
 
     /// Copies of the fixtures `relatives` in `folder`, each under its file name.
@@ -39,14 +35,5 @@ enum Fixtures {
     }
 
     /// Every committed fixture path, relative to `Fixtures/`.
-    static func allSources() throws -> [String] {
-        let enumerator = FileManager.default.enumerator(atPath: root.path)
-        var out: [String] = []
-        while let path = enumerator?.nextObject() as? String {
-            var isDir: ObjCBool = false
-            FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDir)
-            if !isDir.boolValue && !(path as NSString).lastPathComponent.hasPrefix(".") { out.append(path) }
-        }
-        return out.sorted()
-    }
+    static func allSources() throws -> [String] { try TestPaths.fixtureSources() }
 }

@@ -104,7 +104,7 @@ enum GIFOracle {
     static func pixelRect(_ unit: UnitRect?, width: Int, height: Int) -> PixelRect {
         guard let unit else { return PixelRect(x: 0, y: 0, width: width, height: height) }
         func px(_ v: Double, _ side: Int) -> Int { Int((v * Double(side)).rounded()) }
-        return PixelRect(x: px(unit.x, width), y: px(unit.y, height), width: px(unit.w, width), height: px(unit.h, height))
+        return PixelRect(x: px(unit.x, width), y: px(unit.y, height), width: px(unit.width, width), height: px(unit.height, height))
     }
 
     /// Peak signal-to-noise ratio of two normalised frames (99 when identical).

@@ -1,5 +1,6 @@
 import CPushMediaTestSupport
 import Foundation
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -68,7 +69,7 @@ struct GIFRepackTests {
         // The first frame's graphics control (21 F9 04 packed …) set to "restore to previous"
         // (decoders differ on what restoring the first frame shows), the second's to "restore to
         // background" without its transparent flag (decoders differ: the background colour or
-        // see-through). With the flag, such a frame is re-packed (issue 40), and so is a later
+        // see-through). With the flag, such a frame is re-packed, and so is a later
         // frame restored to the previous canvas.
         let bytes = [UInt8](gif)
         let controls = try Self.blocks(bytes).filter { $0.isGraphicsControl }
@@ -190,7 +191,7 @@ struct GIFRepackTests {
 
     @Test("LZW: the bytes giflib's encoder writes, for every code size, through table clears, for runs and for noise; given up at a limit")
     func lzwMatchesGiflib() {
-        var random = CropGeometryTests.SeededRandom(state: 11)
+        var random = SeededRandom(seed: 11)
         for bits in 2...8 {
             let colours = 1 << bits
             // Noise fills the 4,096-code table many times; runs make long strings; one pixel, one row.

@@ -2,6 +2,7 @@ import CPushMediaTestSupport
 import CVips
 import CVipsShims
 import Foundation
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -56,7 +57,7 @@ struct GIFWriterTests {
     /// Six 64×32 frames of at most 40 colours: a background, a rectangle moving across it and
     /// seeded speckles, in RGB.
     static func fewColourFrames() -> [[UInt8]] {
-        var random = CropGeometryTests.SeededRandom(state: 7)
+        var random = SeededRandom(seed: 7)
         let colours: [[UInt8]] = (0..<40).map { _ in (0..<3).map { _ in UInt8.random(in: 0...255, using: &random) } }
         return (0..<6).map { f in
             var pixels = [UInt8](repeating: 0, count: 64 * 32 * 3)
@@ -138,7 +139,7 @@ struct GIFWriterTests {
     func nearestColour() throws {
         // 9,216 pixels of random colours, so libimagequant's 255 entries are nearly all used and
         // a search that stops too early or looks one way only picks a farther one somewhere.
-        var random = CropGeometryTests.SeededRandom(state: 16)
+        var random = SeededRandom(seed: 16)
         let frame = (0..<96 * 96 * 3).map { _ in UInt8.random(in: 0...255, using: &random) }
         for settings in Self.settings(interframeMaxError: 0) {
             let (_, gif) = try Self.written([frame], width: 96, height: 96, bands: 3, settings: settings)
@@ -161,7 +162,7 @@ struct GIFWriterTests {
 
     @Test("the nearest-colour searches (eight entries at a time, and outwards by r + g + b) give a full scan's index: the nearest, the lowest among equals, never the see-through entry, across palettes in turn")
     func nearestIndex() throws {
-        var random = CropGeometryTests.SeededRandom(state: 1616)
+        var random = SeededRandom(seed: 1616)
         var rgb: [UInt8] = [], counts: [Int32] = [], seeThrough: [Int32] = []
         for k in 0..<120 {
             let count = [0, 1, 2, 3, 16, 128, 254, 255][k % 8] + (k % 8 == 5 ? Int.random(in: 0...100, using: &random) : 0)
@@ -225,7 +226,7 @@ struct GIFWriterTests {
     func seeThroughWithFewColours(bits: Int) throws {
         // Random colours, every tenth pixel see-through: at effort 3 libimagequant's palette of
         // 2^bits − 1 colours may have no alpha-0 entry (found by review).
-        var random = CropGeometryTests.SeededRandom(state: 5)
+        var random = SeededRandom(seed: 5)
         let pixels = (0..<16 * 16).flatMap { i -> [UInt8] in
             i % 10 == 0 ? [0, 0, 0, 0] : [UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), 255]
         }

@@ -36,7 +36,7 @@ struct ImagePipelineTests {
         #expect(ew <= 1200 && eh <= 600 && ew <= w && eh <= h, "never upscaled")
         #expect(abs(Double(ew) / Double(eh) - 2) <= 2.0 / Double(eh), "\(ew)x\(eh) is not 2:1")
         #expect(thumb.options.thumbnailClippingRect == nil && !thumb.options.thumbnailHidden)
-        #expect(try #require(expanded.options.thumbnailClippingRect).isValidUnitRect)
+        #expect(try #require(expanded.options.thumbnailClippingRect).isValid)
 
         for attachment in [thumb, expanded] {
             let data = try Data(contentsOf: out.appendingPathComponent(attachment.file))

@@ -1,5 +1,6 @@
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -290,7 +291,7 @@ struct MediaPipelineTests {
     @Test("fuzzed movies and audio (seeded byte flips and cuts) end ok or with a known error code, never a crash")
     func fuzzed() throws {
         let folder = try Fixtures.temporaryFolder()
-        var rng = CropGeometryTests.SeededRandom(state: 4242)
+        var rng = SeededRandom(seed: 4242)
         let known: Set<ErrorCode> = [.corruptInput, .noMediaStream, .unsupportedType, .encodeFailed, .tooLong, .tooManyPixels, .overBudget]
         for source in ["video/black-start.mp4", "video/portrait.mov", "audio/tone.mp3", "audio/tone.opus.ogg"] {
             let original = [UInt8](try Data(contentsOf: Fixtures.url(source)))

@@ -1,5 +1,6 @@
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -169,7 +170,7 @@ struct MediaSnifferTests {
 
     @Test("a JPEG's shrink-on-load decode covers every plan's decode size, and twice the shrink would not")
     func shrinkOnLoadCoversThePlan() {
-        var random = CropGeometryTests.SeededRandom(state: 16)
+        var random = SeededRandom(seed: 16)
         for _ in 0..<2_000 {
             let stored = PixelSize(width: Int.random(in: 1...20_000, using: &random), height: Int.random(in: 1...20_000, using: &random))
             let sideways = Bool.random(using: &random)

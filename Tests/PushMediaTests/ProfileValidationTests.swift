@@ -1,5 +1,6 @@
 import Foundation
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -302,19 +303,6 @@ struct ProfileValidationTests {
         #expect(Profile.duration(seconds: profile.limits.timeoutSeconds) > .zero)
         #expect(Profile.duration(seconds: profile.limits.mediaTimeoutSeconds) > .zero)
         #expect(delivery.downloadSeconds(delivery.notificationBytes) <= delivery.seconds + 1e-6)
-    }
-}
-
-/// SplitMix64: a small seeded generator, so that every run sees the same cases.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

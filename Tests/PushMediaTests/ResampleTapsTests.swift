@@ -1,4 +1,5 @@
 import CResample
+import PushMediaTesting
 import Testing
 
 /// The tap tables shared by the face search's proxy and the still decode's horizontal reduce:
@@ -9,7 +10,7 @@ struct ResampleTapsTests {
         PM_RESAMPLE_TRIANGLE, PM_RESAMPLE_LANCZOS3,
     ])
     func tapsAreSound(_ kernel: pm_resample_kernel) {
-        var random = CropGeometryTests.SeededRandom(state: 3)
+        var random = SeededRandom(seed: 3)
         for _ in 0..<400 {
             let input = Int32.random(in: 1...5000, using: &random)
             let output = Int32.random(in: max(1, input / 40)...input, using: &random)

@@ -1,4 +1,5 @@
 import PushMediaModel
+import PushMediaTesting
 import Testing
 
 @testable import PushMedia
@@ -7,14 +8,13 @@ import Testing
 /// rect hold the box whenever it fits in them, and stay valid whatever the box.
 @Suite("Crop geometry around a subject box")
 struct SubjectBoxGeometryTests {
-    typealias SeededRandom = CropGeometryTests.SeededRandom
 
     /// A random unit rect inside the image: sometimes tiny, sometimes larger than any crop.
     static func box(_ rng: inout SeededRandom) -> UnitRect {
         let w = Double.random(in: 0.001...1, using: &rng) * (Bool.random(using: &rng) ? 0.3 : 1)
         let h = Double.random(in: 0.001...1, using: &rng) * (Bool.random(using: &rng) ? 0.3 : 1)
         return UnitRect(
-            x: Double.random(in: 0...(1 - w), using: &rng), y: Double.random(in: 0...(1 - h), using: &rng), w: w, h: h)
+            x: Double.random(in: 0...(1 - w), using: &rng), y: Double.random(in: 0...(1 - h), using: &rng), width: w, height: h)
     }
 
     /// The box's span in pixels on one axis, as the geometry rounds it (outwards).
@@ -37,7 +37,7 @@ struct SubjectBoxGeometryTests {
 
     @Test("both crops lie inside the image and hold the box whenever it fits; the clipping rect stays valid")
     func cropsHoldTheBox() {
-        var rng = SeededRandom(state: 19)
+        var rng = SeededRandom(seed: 19)
         var held = 0
         for size in CropGeometryTests.sizes(count: 800) {
             let aspect = Self.aspects[Int.random(in: 0..<Self.aspects.count, using: &rng)]
@@ -46,7 +46,7 @@ struct SubjectBoxGeometryTests {
             let box = Self.box(&rng)
             // The subject point anywhere in the box (faces weighted by size lie inside their union).
             let subject = UnitPoint(
-                x: box.x + box.w * Double.random(in: 0...1, using: &rng), y: box.y + box.h * Double.random(in: 0...1, using: &rng))
+                x: box.x + box.width * Double.random(in: 0...1, using: &rng), y: box.y + box.height * Double.random(in: 0...1, using: &rng))
             let p = plan.placement(working: size, subject: subject, keeping: [box], aspect: aspect)
             for rect in [p.expandedRect, p.thumbnailRect] {
                 #expect(rect.x >= 0 && rect.y >= 0 && rect.width >= 1 && rect.height >= 1, "\(size) \(rect)")
@@ -83,15 +83,15 @@ struct SubjectBoxGeometryTests {
 
     @Test("a box centred on the subject that fits changes nothing: the crops were already centred on it")
     func noMoveWhenCentred() {
-        var rng = SeededRandom(state: 7)
+        var rng = SeededRandom(seed: 7)
         for size in CropGeometryTests.sizes(count: 300) {
             let side = min(size.width, size.height)
             let w = Double(Int.random(in: 1...side, using: &rng)) / Double(size.width) * 0.9
             let h = Double(Int.random(in: 1...side, using: &rng)) / Double(size.height) * 0.5
-            let box = UnitRect(x: Double.random(in: 0...(1 - w), using: &rng), y: Double.random(in: 0...(1 - h), using: &rng), w: w, h: h)
+            let box = UnitRect(x: Double.random(in: 0...(1 - w), using: &rng), y: Double.random(in: 0...(1 - h), using: &rng), width: w, height: h)
             let square = PixelSize(width: side, height: side)
             let centre = (x: box.centre.x * Double(size.width), y: box.centre.y * Double(size.height))
-            let pixels = UnitRect(x: box.x * Double(size.width), y: box.y * Double(size.height), w: w * Double(size.width), h: h * Double(size.height))
+            let pixels = UnitRect(x: box.x * Double(size.width), y: box.y * Double(size.height), width: w * Double(size.width), height: h * Double(size.height))
             let plain = CropGeometry.place(square, in: size, around: centre)
             let kept = CropGeometry.place(square, in: size, around: centre, keeping: [pixels])
             // Rounding may move it by one pixel, never more.
@@ -103,9 +103,9 @@ struct SubjectBoxGeometryTests {
     func firstFittingBox() {
         let size = PixelSize(width: 3000, height: 1000)
         let square = PixelSize(width: 1000, height: 1000)
-        let face = UnitRect(x: 2500, y: 100, w: 400, h: 400)
-        let margin = UnitRect(x: 2400, y: 0, w: 600, h: 600)
-        let tooWide = UnitRect(x: 1500, y: 0, w: 1500, h: 600)
+        let face = UnitRect(x: 2500, y: 100, width: 400, height: 400)
+        let margin = UnitRect(x: 2400, y: 0, width: 600, height: 600)
+        let tooWide = UnitRect(x: 1500, y: 0, width: 1500, height: 600)
         // Subject far left: the crop moves right only as far as the box needs.
         let near = CropGeometry.place(square, in: size, around: (x: 100, y: 500), keeping: [margin, face])
         #expect(near.x == 2000)
@@ -119,31 +119,31 @@ struct SubjectBoxGeometryTests {
     func otherFaceNotCut() {
         let size = PixelSize(width: 3000, height: 1000)
         let square = PixelSize(width: 1000, height: 1000)
-        let group = UnitRect(x: 1100, y: 300, w: 500, h: 200)
+        let group = UnitRect(x: 1100, y: 300, width: 500, height: 200)
         // Centred on the group (x 1350): the square spans 850–1850 and cuts a face at 1800–1900.
-        let other = UnitRect(x: 1800, y: 350, w: 100, h: 100)
+        let other = UnitRect(x: 1800, y: 350, width: 100, height: 100)
         #expect(CropGeometry.place(square, in: size, around: (x: 1350, y: 400), keeping: [group]).x == 850)
         let moved = CropGeometry.place(square, in: size, around: (x: 1350, y: 400), keeping: [group], avoiding: [other])
         // The nearest starts that do not cut it, both 50 px off and holding the group: 800 (it
         // ends where the face begins) or 900 (it holds the face whole), which wins.
         #expect(moved.x == 900)
         // One that cannot be held with the group (at 2200–2300) is left out: the square ends at its left edge.
-        let far = UnitRect(x: 1550, y: 350, w: 100, h: 100)
-        let beyond = UnitRect(x: 2050, y: 350, w: 100, h: 100)
+        let far = UnitRect(x: 1550, y: 350, width: 100, height: 100)
+        let beyond = UnitRect(x: 2050, y: 350, width: 100, height: 100)
         let left = CropGeometry.place(square, in: size, around: (x: 1350, y: 400), keeping: [group], avoiding: [far, beyond])
         #expect(left.x + left.width <= 2050 && left.x <= 1550)
         // A face over the image's other axis only (above the crop's rows): not in the way.
         let wide = PixelSize(width: 2000, height: 500)
-        let above = UnitRect(x: 1800, y: 0, w: 100, h: 100)
+        let above = UnitRect(x: 1800, y: 0, width: 100, height: 100)
         #expect(CropGeometry.place(wide, in: PixelSize(width: 3000, height: 1000), around: (x: 1350, y: 700), avoiding: [above]).x == 350)
         // A face wider than the crop cannot be whole: ignored.
-        let huge = UnitRect(x: 1700, y: 0, w: 1100, h: 1000)
+        let huge = UnitRect(x: 1700, y: 0, width: 1100, height: 1000)
         #expect(CropGeometry.place(square, in: size, around: (x: 1350, y: 400), keeping: [group], avoiding: [huge]).x == 850)
     }
 
     @Test("for random spans: the start keeps the box, cuts the fewest other faces any start could, and is the nearest the centre among those")
     func randomAvoidance() {
-        var rng = CropGeometryTests.SeededRandom(state: 4141)
+        var rng = SeededRandom(seed: 4141)
         for _ in 0..<2000 {
             let total = Int.random(in: 1...400, using: &rng)
             let length = Int.random(in: 1...total, using: &rng)
@@ -193,7 +193,7 @@ struct FaceSubjectTests {
 
     @Test("one face: its centre, kept with a margin, then bare")
     func one() throws {
-        let face = UnitRect(x: 0.6, y: 0.2, w: 0.1, h: 0.3)
+        let face = UnitRect(x: 0.6, y: 0.2, width: 0.1, height: 0.3)
         let choice = try #require(FaceSubject.choose(faces: [face], in: PixelSize(width: 2400, height: 800)))
         #expect(abs(choice.point.x - 0.65) < 1e-9 && abs(choice.point.y - 0.35) < 1e-9)
         #expect(choice.keep.count == 2 && choice.keep.last == face)
@@ -204,15 +204,15 @@ struct FaceSubjectTests {
     @Test("faces that do not fit in one square: the largest and the neighbours that fit with it")
     func largestAndNeighbours() throws {
         // 3000×1000: a square is a third of the width.
-        let big = UnitRect(x: 0.80, y: 0.3, w: 0.06, h: 0.3)
-        let neighbour = UnitRect(x: 0.70, y: 0.35, w: 0.04, h: 0.2)
-        let far = UnitRect(x: 0.05, y: 0.3, w: 0.05, h: 0.25)
+        let big = UnitRect(x: 0.80, y: 0.3, width: 0.06, height: 0.3)
+        let neighbour = UnitRect(x: 0.70, y: 0.35, width: 0.04, height: 0.2)
+        let far = UnitRect(x: 0.05, y: 0.3, width: 0.05, height: 0.25)
         let choice = try #require(FaceSubject.choose(faces: [far, neighbour, big], in: PixelSize(width: 3000, height: 1000)))
         #expect(choice.faces == [big, neighbour])
         #expect(choice.keep.last == big.union(neighbour))
         // Weighted by size: nearer the big face than the midpoint of the two.
         #expect(choice.point.x > (big.centre.x + neighbour.centre.x) / 2 && choice.point.x < big.centre.x)
-        for keep in choice.keep { #expect(keep.w * 3000 <= 1000 + 1e-6 && keep.h * 1000 <= 1000 + 1e-6) }
+        for keep in choice.keep { #expect(keep.width * 3000 <= 1000 + 1e-6 && keep.height * 1000 <= 1000 + 1e-6) }
     }
 
     @Test("a group beats a larger face alone: the most faces that fit in one square, then the most face area")
@@ -220,24 +220,24 @@ struct FaceSubjectTests {
         // 3000×1000: a square is a third of the width. One big face on the left, four smaller
         // ones on the right (a team photo beside a portrait), one of them apart from the rest.
         let size = PixelSize(width: 3000, height: 1000)
-        let alone = UnitRect(x: 0.05, y: 0.3, w: 0.06, h: 0.2)
-        let team = (0..<3).map { UnitRect(x: 0.60 + Double($0) * 0.05, y: 0.4, w: 0.03, h: 0.09) }
-        let apart = UnitRect(x: 0.95, y: 0.4, w: 0.03, h: 0.09)
+        let alone = UnitRect(x: 0.05, y: 0.3, width: 0.06, height: 0.2)
+        let team = (0..<3).map { UnitRect(x: 0.60 + Double($0) * 0.05, y: 0.4, width: 0.03, height: 0.09) }
+        let apart = UnitRect(x: 0.95, y: 0.4, width: 0.03, height: 0.09)
         let choice = try #require(FaceSubject.choose(faces: [alone] + team + [apart], in: size))
         #expect(Set(choice.faces.map(\.x)) == Set(team.map(\.x)), "\(choice.faces)")
         // Two groups of two: the one with more face area.
-        let small = [UnitRect(x: 0.1, y: 0.4, w: 0.02, h: 0.06), UnitRect(x: 0.15, y: 0.4, w: 0.02, h: 0.06)]
-        let large = [UnitRect(x: 0.7, y: 0.4, w: 0.03, h: 0.09), UnitRect(x: 0.75, y: 0.4, w: 0.03, h: 0.09)]
+        let small = [UnitRect(x: 0.1, y: 0.4, width: 0.02, height: 0.06), UnitRect(x: 0.15, y: 0.4, width: 0.02, height: 0.06)]
+        let large = [UnitRect(x: 0.7, y: 0.4, width: 0.03, height: 0.09), UnitRect(x: 0.75, y: 0.4, width: 0.03, height: 0.09)]
         let pairs = try #require(FaceSubject.choose(faces: small + large, in: size))
         #expect(Set(pairs.faces.map(\.x)) == Set(large.map(\.x)))
         // One face too large for the square: it alone.
-        let huge = UnitRect(x: 0.1, y: 0.0, w: 0.5, h: 1.0)
+        let huge = UnitRect(x: 0.1, y: 0.0, width: 0.5, height: 1.0)
         #expect(FaceSubject.choose(faces: [huge], in: size)?.faces == [huge])
     }
 
     @Test("every chosen face lies in the kept box, and the box fits the square, for random faces")
     func randomFaces() {
-        var rng = CropGeometryTests.SeededRandom(state: 3)
+        var rng = SeededRandom(seed: 3)
         for size in CropGeometryTests.sizes(count: 200) {
             let faces = (0..<Int.random(in: 1...6, using: &rng)).map { _ in SubjectBoxGeometryTests.box(&rng) }
             guard let choice = FaceSubject.choose(faces: faces, in: size) else {
@@ -248,7 +248,7 @@ struct FaceSubjectTests {
             let side = Double(min(size.width, size.height))
             func fits(_ group: [UnitRect]) -> Bool {
                 let box = group.dropFirst().reduce(group[0]) { $0.union($1) }
-                return box.w * Double(size.width) <= side + 1e-6 && box.h * Double(size.height) <= side + 1e-6
+                return box.width * Double(size.width) <= side + 1e-6 && box.height * Double(size.height) <= side + 1e-6
             }
             // No group that fits has more faces (every subset, by brute force), and no face left
             // out fits with the chosen ones.
@@ -261,13 +261,13 @@ struct FaceSubjectTests {
                     #expect(!fits(choice.faces + [face]), "\(face) fits with \(choice.faces)")
                 }
             }
-            #expect(choice.faces == choice.faces.sorted { $0.w * $0.h > $1.w * $1.h })
+            #expect(choice.faces == choice.faces.sorted { $0.width * $0.height > $1.width * $1.height })
             let e = 1e-12  // the union's edges are sums of doubles
             for face in choice.faces {
                 #expect(bare.x <= face.x + e && bare.maxX >= face.maxX - e && bare.y <= face.y + e && bare.maxY >= face.maxY - e)
             }
             if choice.faces.count > 1 {
-                #expect(bare.w * Double(size.width) <= side + 1e-6 && bare.h * Double(size.height) <= side + 1e-6)
+                #expect(bare.width * Double(size.width) <= side + 1e-6 && bare.height * Double(size.height) <= side + 1e-6)
             }
             #expect(bare.x - 1e-9 <= choice.point.x && choice.point.x <= bare.maxX + 1e-9)
         }

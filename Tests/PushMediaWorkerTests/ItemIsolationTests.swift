@@ -1,23 +1,25 @@
 import Foundation
 import PushMediaModel
 import PushMediaQueue
+import PushMediaTesting
 import Testing
 
 /// Crash containment: `process` and `worker` run each item's media work in a child process
 /// (`pushmedia item-process`), so a crash, a kill or a loop that ignores its deadline costs that
-/// item's attempt and never the batch, the worker or the other items. The crashes, holds and
-/// spins come from the debug build's test hooks (`ItemProcessor+TestHooks.swift`).
+/// item's attempt and never the batch, the worker or the other items. The crashes, holds, spins
+/// and runaway allocations are `pushmedia-testing`'s item hooks (``ItemHookVariable``).
 @Suite("Items in child processes")
 struct ItemIsolationTests {
     func campaign(_ input: URL) -> String { "process:" + input.resolvingSymlinksInPath().path }
 
-    /// Runs `process` over `input` into `out` with the test hooks in `hooks` (variable → source)
-    /// and `arguments` added; expects exit 1 (something failed) and returns the manifest.
+    /// Runs `pushmedia-testing process` over `input` into `out` with the item hooks in `hooks`
+    /// (``ItemHookVariable`` → source) and `arguments` added; expects exit 1 (something failed)
+    /// and returns the manifest.
     func processWithHooks(_ input: URL, out: URL, in folder: URL, hooks: [String: String], _ arguments: [String] = []) async throws -> Manifest {
         var environment = ProcessInfo.processInfo.environment
         environment.merge(hooks) { _, hook in hook }
         let run = try BackgroundProcess(
-            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2"] + arguments, in: folder, name: "run",
+            Support.pushmediaTesting, ["process", input.path, "--out", out.path, "--jobs", "2"] + arguments, in: folder, name: "run",
             environment: environment)
         let status = await run.exitStatus(within: 300)
         #expect(run.process.terminationReason == .exit && status == 1, "\(status) \(run.error)")
@@ -29,7 +31,7 @@ struct ItemIsolationTests {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(5, size: "320x240", in: folder)
         let out = folder.appendingPathComponent("out")
-        let manifest = try await processWithHooks(input, out: out, in: folder, hooks: ["PUSHMEDIA_TEST_CRASH": "img003.jpg"])
+        let manifest = try await processWithHooks(input, out: out, in: folder, hooks: [ItemHookVariable.crash: "img003.jpg"])
         #expect(manifest.items.map(\.source) == (1...5).map { String(format: "img%03d.jpg", $0) })
         let poison = try #require(manifest.item(source: "img003.jpg"))
         #expect(poison.status == .failed && poison.error?.code == .workerCrashed, "\(String(describing: poison.error))")
@@ -49,7 +51,8 @@ struct ItemIsolationTests {
         let out = folder.appendingPathComponent("out")
         let gate = try ItemGate(in: folder, holding: ["img002.jpg"])
         let run = try BackgroundProcess(
-            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "2"], in: folder, name: "run", environment: gate.environment)
+            Support.pushmediaTesting, ["process", input.path, "--out", out.path, "--jobs", "2"], in: folder, name: "run",
+            environment: gate.environment)
         #expect(await run.wait(seconds: 300) { gate.pid("img002.jpg") != nil }, "\(run.error)")
         let child = try #require(gate.pid("img002.jpg"))
         #expect(child != run.process.processIdentifier, "the item runs in a child process")
@@ -82,7 +85,7 @@ struct ItemIsolationTests {
             var environment = gate.environment
             environment["PUSHMEDIA_ITEM_FORK_SERVER"] = forkServer
             let run = try BackgroundProcess(
-                Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "1"], in: folder, name: "run-\(forkServer)",
+                Support.pushmediaTesting, ["process", input.path, "--out", out.path, "--jobs", "1"], in: folder, name: "run-\(forkServer)",
                 environment: environment)
             #expect(await run.wait(seconds: 300) { gate.pid("img001.jpg") != nil }, "\(run.error)")
             let child = try #require(gate.pid("img001.jpg"))
@@ -120,7 +123,7 @@ struct ItemIsolationTests {
         let out = folder.appendingPathComponent("out")
         // Under AddressSanitizer (scripts/test's build) a failed allocation is a report and an
         // abort of ASan's own unless its allocator may return null, as glibc's does.
-        var hooks = ["PUSHMEDIA_TEST_ALLOCATE": "img002.jpg"]
+        var hooks = [ItemHookVariable.allocate: "img002.jpg"]
         if let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] {
             hooks["ASAN_OPTIONS"] = options + ":allocator_may_return_null=1"
         }
@@ -140,7 +143,8 @@ struct ItemIsolationTests {
         var ends: [Int32] = [-1, -1]
         try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
         let input = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
-        let run = try BackgroundProcess(Support.pushmedia, ["item-process"], in: folder, name: "item", environment: gate.environment, input: input)
+        let run = try BackgroundProcess(
+            Support.pushmediaTesting, ["item-process"], in: folder, name: "item", environment: gate.environment, input: input)
         try input.close()
         #expect(await run.wait(seconds: 300) { gate.isHeld("prepare") }, "\(run.error)")
         close(ends[1])
@@ -163,7 +167,7 @@ struct ItemIsolationTests {
         let profile = folder.appendingPathComponent("short.json")
         try Data(#"{"limits":{"timeoutSeconds":1,"mediaTimeoutSeconds":1}}"#.utf8).write(to: profile)
         let manifest = try await processWithHooks(
-            input, out: out, in: folder, hooks: ["PUSHMEDIA_TEST_SPIN": "img001.jpg"], ["--profile", profile.path])
+            input, out: out, in: folder, hooks: [ItemHookVariable.spin: "img001.jpg"], ["--profile", profile.path])
         let spun = try #require(manifest.item(source: "img001.jpg"))
         #expect(spun.status == .failed && spun.error?.code == .timeout && spun.error?.message.contains("hard deadline") == true,
                 "\(String(describing: spun.error))")

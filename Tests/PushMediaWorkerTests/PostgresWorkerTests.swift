@@ -1,6 +1,7 @@
 import Foundation
 import PushMediaModel
 import PushMediaQueue
+import PushMediaTesting
 import Testing
 
 /// Workers as separate processes on a real PostgreSQL queue. The URL comes from
@@ -34,8 +35,8 @@ struct PostgresWorkerTests {
         // Whichever worker claims img001.jpg holds it until the other has finished a job: both
         // work, however late one of them starts on a busy machine.
         let gate = try ItemGate(in: folder, holding: ["img001.jpg"])
-        let a = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "a", environment: gate.environment)
-        let b = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "b", environment: gate.environment)
+        let a = try BackgroundProcess(Support.pushmediaTesting, arguments, in: folder, name: "a", environment: gate.environment)
+        let b = try BackgroundProcess(Support.pushmediaTesting, arguments, in: folder, name: "b", environment: gate.environment)
         let bothWorked = await a.wait(seconds: 300) {
             guard gate.isHeld("img001.jpg"), let jobs = try? await Support.jobs(url, campaign: "shared") else { return false }
             return jobs.contains { $0.state == .succeeded }
@@ -78,7 +79,8 @@ struct PostgresWorkerTests {
         // Killed while it holds img004.jpg at the gate, once the three jobs before it are stored as
         // done: some done, one in its hands, the rest queued, however fast the machine.
         let gate = try ItemGate(in: folder, holding: ["img004.jpg"])
-        let first = try BackgroundProcess(Support.pushmedia, base + ["--lease-seconds", "5"], in: folder, name: "first", environment: gate.environment)
+        let first = try BackgroundProcess(
+            Support.pushmediaTesting, base + ["--lease-seconds", "5"], in: folder, name: "first", environment: gate.environment)
         let progressed = await first.wait(seconds: 300) {
             guard gate.isHeld("img004.jpg"), let jobs = try? await Support.jobs(url, campaign: "kill") else { return false }
             return jobs.filter { $0.state == .succeeded }.count >= 3
@@ -117,10 +119,10 @@ struct PostgresWorkerTests {
             Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "poison", "--root", input.path, "--max-attempts", "2", input.path],
             in: folder).status == 0)
         var environment = ProcessInfo.processInfo.environment
-        environment["PUSHMEDIA_TEST_CRASH"] = "img004.jpg"
+        environment[ItemHookVariable.crash] = "img004.jpg"
         let arguments = ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "2", "--drain"]
-        let a = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "a", environment: environment)
-        let b = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "b", environment: environment)
+        let a = try BackgroundProcess(Support.pushmediaTesting, arguments, in: folder, name: "a", environment: environment)
+        let b = try BackgroundProcess(Support.pushmediaTesting, arguments, in: folder, name: "b", environment: environment)
         let (statusA, statusB) = (await a.exitStatus(within: 300), await b.exitStatus(within: 300))
         #expect(statusA == 0 && statusB == 0, "\(a.error)\n\(b.error)")
         let jobs = try await Support.jobs(url, campaign: "poison")
@@ -156,7 +158,7 @@ struct PostgresWorkerTests {
         // restart falls mid-run, with a job in the worker's hands, however fast the machine.
         let gate = try ItemGate(in: folder, holding: ["img004.jpg"])
         let worker = try BackgroundProcess(
-            Support.pushmedia, ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--log-level", "info"],
+            Support.pushmediaTesting, ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--log-level", "info"],
             in: folder, name: "worker", environment: gate.environment)
         let progressed = await worker.wait(seconds: 300) { outcomes(worker.error).count >= 3 && gate.isHeld("img004.jpg") }
         #expect(progressed, "\(worker.error)")
@@ -228,7 +230,7 @@ struct WorkerEndpointTests {
         let gate = try ItemGate(in: folder, holding: ["img001.jpg"])
         let port = 20000 + Int.random(in: 0..<20000)
         let worker = try BackgroundProcess(
-            Support.pushmedia,
+            Support.pushmediaTesting,
             ["worker", "--queue", queue, "--out", folder.appendingPathComponent("out").path, "--root", input.path, "--drain",
              "--concurrency", "2", "--metrics-port", "\(port)"],
             in: folder, name: "worker", environment: gate.environment)

@@ -1,6 +1,7 @@
 import Foundation
 import PushMediaModel
 import PushMediaQueue
+import PushMediaTesting
 import Testing
 
 /// `pushmedia process` runs through the embedded SQLite queue: killed and run again, it resumes.
@@ -21,7 +22,7 @@ struct ProcessResumeTests {
         // jobs before it finished (a progress line is printed when an item is done, a moment
         // before its job is marked finished): some files done and some not, however fast the machine.
         let gate = try ItemGate(in: folder, holding: ["img005.jpg"])
-        let first = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "first", environment: gate.environment)
+        let first = try BackgroundProcess(Support.pushmediaTesting, arguments, in: folder, name: "first", environment: gate.environment)
         let started = await first.wait(seconds: 300) {
             guard gate.isHeld("img005.jpg"), FileManager.default.fileExists(atPath: queuePath) else { return !first.process.isRunning }
             let jobs = try? await Support.jobs("sqlite:" + queuePath, campaign: campaign)
@@ -99,7 +100,8 @@ struct ProcessResumeTests {
         // second has been refused.
         let gate = try ItemGate(in: folder, holding: ["img001.jpg"])
         let first = try BackgroundProcess(
-            Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "1"], in: folder, name: "first", environment: gate.environment)
+            Support.pushmediaTesting, ["process", input.path, "--out", out.path, "--jobs", "1"], in: folder, name: "first",
+            environment: gate.environment)
         #expect(await first.wait(seconds: 300) { gate.isHeld("img001.jpg") }, "\(first.error)")
         let second = try await Support.run(Support.pushmedia, ["process", input.path, "--out", out.path], in: folder)
         #expect(second.status == 2 && second.error.contains("another pushmedia process"), "\(second.status) \(second.error)")
@@ -115,7 +117,7 @@ struct ProcessResumeTests {
         let out = folder.appendingPathComponent("out")
         let arguments = ["process", input.path, "--out", out.path, "--jobs", "1"]
         let gate = try ItemGate(in: folder, holding: ["img002.jpg"])
-        let first = try BackgroundProcess(Support.pushmedia, arguments, in: folder, name: "first", environment: gate.environment)
+        let first = try BackgroundProcess(Support.pushmediaTesting, arguments, in: folder, name: "first", environment: gate.environment)
         #expect(await first.wait(seconds: 300) { gate.isHeld("img002.jpg") }, "\(first.error)")
         first.signal(signal)
         let status = await first.exitStatus(within: 300)
@@ -139,13 +141,13 @@ struct ProcessResumeTests {
         let input = try await Support.images(4, size: "320x240", in: folder)
         let out = folder.appendingPathComponent("out")
         var environment = ProcessInfo.processInfo.environment
-        environment["PUSHMEDIA_TEST_CRASH"] = "img002.jpg"
+        environment[ItemHookVariable.crash] = "img002.jpg"
         var runs: [(reason: Process.TerminationReason, status: Int32)] = []
         var last: BackgroundProcess?
         // A run that dies on the file is run again, as a user (or a CI retry) would.
         while runs.count < 6 {
             let run = try BackgroundProcess(
-                Support.pushmedia, ["process", input.path, "--out", out.path, "--jobs", "1", "--in-process"], in: folder,
+                Support.pushmediaTesting, ["process", input.path, "--out", out.path, "--jobs", "1", "--in-process"], in: folder,
                 name: "run\(runs.count)", environment: environment)
             let status = await run.exitStatus(within: 300)
             runs.append((run.process.terminationReason, status))

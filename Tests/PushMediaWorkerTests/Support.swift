@@ -1,5 +1,6 @@
 import Foundation
 import PushMediaQueue
+import PushMediaTesting
 import Testing
 
 /// A `pushmedia` (or other) process running in the background: its output is collected into
@@ -71,20 +72,17 @@ final class BackgroundProcess: @unchecked Sendable {
 }
 
 enum Support {
-    /// The `pushmedia` executable built next to the test bundle.
-    static var pushmedia: String {
-        var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("pushmedia").path), folder.path != "/" {
-            folder = folder.deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("pushmedia").path
-    }
+    /// The shipped `pushmedia`, built next to the test bundle.
+    static var pushmedia: String { TestPaths.pushmedia }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    /// `pushmedia-testing`: the same commands with the item hooks, for runs with an ``ItemGate``
+    /// or crash, spin and allocation hooks (``ItemHookVariable``).
+    static var pushmediaTesting: String { TestPaths.pushmediaTesting }
+
+    static let packageRoot = TestPaths.packageRoot
 
     /// The committed fixtures.
-    static let fixtures = packageRoot.appendingPathComponent("Fixtures")
+    static let fixtures = TestPaths.fixtures
 
     /// The fixtures broken on purpose: they fail, and nothing else does.
     static let brokenFixtures = [
@@ -92,22 +90,10 @@ enum Support {
     ]
 
     /// Every committed fixture path, relative to `Fixtures/`, sorted.
-    static func fixtureSources() throws -> [String] {
-        let enumerator = FileManager.default.enumerator(atPath: fixtures.path)
-        var out: [String] = []
-        while let path = enumerator?.nextObject() as? String {
-            var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: fixtures.appendingPathComponent(path).path, isDirectory: &isDirectory)
-            if !isDirectory.boolValue && !(path as NSString).lastPathComponent.hasPrefix(".") { out.append(path) }
-        }
-        return out.sorted()
-    }
+    static func fixtureSources() throws -> [String] { try TestPaths.fixtureSources() }
 
     static func temporaryFolder(_ name: String = #function) throws -> URL {
-        let safe = name.filter { $0.isLetter || $0.isNumber }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pushmedia-worker-\(safe)-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try TestPaths.temporaryFolder(prefix: "pushmedia-worker", name)
     }
 
     /// Runs a command to the end; returns status, standard output and standard error.
@@ -196,46 +182,4 @@ extension Support {
             }
         }
     }
-}
-
-/// The test side of the debug build's item gate (`Sources/PushMedia/Batch/ItemProcessor+TestHooks.swift`):
-/// a `pushmedia` started with ``environment`` holds each of `sources` before its work starts,
-/// until the test opens it, so a test states "the run is in the middle of that item" through the
-/// code instead of through timing.
-struct ItemGate {
-    let folder: URL
-    let sources: [String]
-
-    init(in parent: URL, holding sources: [String]) throws {
-        folder = parent.appendingPathComponent("gate")
-        self.sources = sources
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    /// The process's environment plus the gate's variables.
-    var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["PUSHMEDIA_TEST_GATE"] = folder.path
-        environment["PUSHMEDIA_TEST_HOLD"] = sources.joined(separator: ",")
-        return environment
-    }
-
-    private func file(_ source: String, _ suffix: String) -> String {
-        folder.appendingPathComponent(source.replacingOccurrences(of: "/", with: "_") + suffix).path
-    }
-
-    /// True once `source` waits at the gate.
-    func isHeld(_ source: String) -> Bool { FileManager.default.fileExists(atPath: file(source, ".held")) }
-
-    /// The process `source` is held in (an item process, or `process --in-process` itself),
-    /// once the gate has written it.
-    func pid(_ source: String) -> pid_t? {
-        (try? String(contentsOfFile: file(source, ".held"), encoding: .utf8)).flatMap { pid_t($0) }
-    }
-
-    /// Lets `source` go on.
-    func open(_ source: String) { FileManager.default.createFile(atPath: file(source, ".go"), contents: nil) }
-
-    /// True once the process passed the step `name` (the debug build's `TestHooks.mark`).
-    func hasReached(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name, ".reached")) }
 }

@@ -28,7 +28,7 @@ enum Fixtures {
                 .expanded, "3f2a9c1d", .jpeg, bytes: 98_304, size: (1200, 600),
                 options: .init(
                     thumbnailHidden: false,
-                    thumbnailClippingRect: ClipRect(x: 0.316666666, y: 0, width: 0.5, height: 1))),
+                    thumbnailClippingRect: UnitRect(x: 0.316666666, y: 0, width: 0.5, height: 1))),
         ])
 
     /// A movie: poster thumbnail and expanded image, plus the MP4 with a thumbnail time.
@@ -38,7 +38,7 @@ enum Fixtures {
             attachment(.thumbnail, "7b1e04aa", .jpeg, bytes: 20_000, size: (300, 300)),
             attachment(
                 .expanded, "7b1e04aa", .jpeg, bytes: 90_000, size: (1200, 600),
-                options: .init(thumbnailHidden: false, thumbnailClippingRect: ClipRect(x: 0.25, y: 0, width: 0.5, height: 1))),
+                options: .init(thumbnailHidden: false, thumbnailClippingRect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1))),
             attachment(
                 .media, "7b1e04aa", .mp4, bytes: 4_200_000, size: (1280, 720),
                 options: .init(thumbnailHidden: false, thumbnailTime: 2.5)),
@@ -61,7 +61,7 @@ enum Fixtures {
             attachment(
                 .expanded, "9d9d0001", .gif, bytes: 900_000, size: (600, 300),
                 options: .init(
-                    thumbnailHidden: false, thumbnailClippingRect: ClipRect(x: 0.25, y: 0, width: 0.5, height: 1),
+                    thumbnailHidden: false, thumbnailClippingRect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1),
                     thumbnailTime: 12)),
         ])
 

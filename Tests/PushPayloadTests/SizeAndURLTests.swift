@@ -166,7 +166,7 @@ struct URLTests {
     @Test func badManifestOptionsAreErrorsNotSilentFixes() {
         var item = Fixtures.image
         let i = item.attachments.firstIndex { $0.role == .expanded }!
-        let rect = ClipRect(x: 0.8, y: 0, width: 0.5, height: 1)
+        let rect = UnitRect(x: 0.8, y: 0, width: 0.5, height: 1)
         item.attachments[i].options.thumbnailClippingRect = rect
         var single = PayloadBuilder(title: "T")
         single.mode = .single

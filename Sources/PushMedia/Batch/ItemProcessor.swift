@@ -21,18 +21,17 @@ public struct ItemProcessor: Sendable {
     /// group before it exits). libvips' environment is set on the calling thread first, before
     /// other threads read the environment. Failures are left to the items, which start libvips
     /// themselves and report them.
-    public static func prepare(for profile: Profile, in group: DispatchGroup) {
+    public static func prepare(for profile: Profile, in group: DispatchGroup, hooks: (any ItemHooks)? = nil) {
         Vips.setEnvironment()
-        DispatchQueue.global().async(group: group) { prepareNow(for: profile) }
+        DispatchQueue.global().async(group: group) { prepareNow(for: profile, hooks: hooks) }
     }
 
     /// Starts libvips and, for `crop: smart`, loads the face model, on this thread (the item
-    /// processes' fork server does it once, before it forks any).
-    public static func prepareNow(for profile: Profile) {
-        #if DEBUG
-        TestHooks.hold("prepare")
-        defer { TestHooks.mark("prepared") }
-        #endif
+    /// processes' fork server does it once, before it forks any). `hooks` are called at
+    /// ``ItemHookStep/prepare`` and ``ItemHookStep/prepared``.
+    public static func prepareNow(for profile: Profile, hooks: (any ItemHooks)? = nil) {
+        hooks?.at(.prepare)
+        defer { hooks?.at(.prepared) }
         Vips.setEnvironment()
         guard (try? Vips.start()) != nil else { return }
         if profile.crop == .smart { FaceDetector.loadModel() }
@@ -48,9 +47,7 @@ public struct ItemProcessor: Sendable {
         guard problems.isEmpty else {
             return .failed(source: input.source, error: ItemError(.invalidProfile, "the profile is not usable: " + problems.joined(separator: "; ")))
         }
-        #if DEBUG
-        TestHooks.beforeItem(input.source)
-        #endif
+        options.hooks?.beforeItem(input.source)
         let opened: OpenedInput
         do {
             opened = try OpenedInput(input)

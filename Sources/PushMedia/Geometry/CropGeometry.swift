@@ -32,6 +32,15 @@ public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension UnitRect {
+    /// `rect` as a share of an image of `size`.
+    public init(_ rect: PixelRect, in size: PixelSize) {
+        let w = Double(size.width)
+        let h = Double(size.height)
+        self.init(x: Double(rect.x) / w, y: Double(rect.y) / h, width: Double(rect.width) / w, height: Double(rect.height) / h)
+    }
+}
+
 /// The geometry of the two variants and the clipping rect. Pure functions, no pixels.
 public enum CropGeometry {
     /// The largest rect of `aspect` that fits in `size` (at least 1×1).
@@ -129,14 +138,10 @@ public enum CropGeometry {
     public static func clipRect(
         in size: PixelSize, around subject: (x: Double, y: Double), keeping boxes: [UnitRect] = [],
         avoiding others: [UnitRect] = []
-    ) -> ClipRect {
+    ) -> UnitRect {
         let side = min(size.width, size.height)
         let square = place(PixelSize(width: side, height: side), in: size, around: subject, keeping: boxes, avoiding: others)
-        let w = Double(size.width)
-        let h = Double(size.height)
-        return ClipRect(
-            x: Double(square.x) / w, y: Double(square.y) / h,
-            width: Double(square.width) / w, height: Double(square.height) / h)
+        return UnitRect(square, in: size)
     }
 }
 
@@ -199,7 +204,7 @@ public struct ImagePlan: Sendable, Equatable {
             rects.map {
                 UnitRect(
                     x: $0.x * Double(working.width), y: $0.y * Double(working.height),
-                    w: $0.w * Double(working.width), h: $0.h * Double(working.height))
+                    width: $0.width * Double(working.width), height: $0.height * Double(working.height))
             }
         }
         let inWorking = inPixels(boxes)
@@ -220,7 +225,7 @@ public struct ImagePlan: Sendable, Equatable {
             rects.map {
                 UnitRect(
                     x: ($0.x - Double(expandedRect.x)) * scaleX, y: ($0.y - Double(expandedRect.y)) * scaleY,
-                    w: $0.w * scaleX, h: $0.h * scaleY)
+                    width: $0.width * scaleX, height: $0.height * scaleY)
             }
         }
         return Placement(
@@ -234,6 +239,6 @@ public struct ImagePlan: Sendable, Equatable {
     public struct Placement: Sendable, Equatable {
         public var expandedRect: PixelRect
         public var thumbnailRect: PixelRect
-        public var clipRect: ClipRect
+        public var clipRect: UnitRect
     }
 }

@@ -133,7 +133,7 @@ enum FaceDetector {
             guard right > left, bottom > top else { return nil }
             return UnitRect(
                 x: Double(left) / Double(width), y: Double(top) / Double(height),
-                w: Double(right - left) / Double(width), h: Double(bottom - top) / Double(height))
+                width: Double(right - left) / Double(width), height: Double(bottom - top) / Double(height))
         }
     }
 

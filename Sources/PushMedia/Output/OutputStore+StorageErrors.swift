@@ -2,9 +2,14 @@ import Foundation
 import PushMediaModel
 
 extension OutputStore {
-    /// The `errno` of a write that failed because the storage did: out of space or inodes
-    /// (`ENOSPC`), over quota (`EDQUOT`), read-only (`EROFS`), an I/O error (`EIO`); read from a
-    /// `POSIXError`, an `NSError` of the POSIX domain or its underlying error, or Foundation's
+    /// The `errno` values that say the storage under a write failed, not the data or the caller:
+    /// out of space or inodes (`ENOSPC`), over quota (`EDQUOT`), a read-only file system
+    /// (`EROFS`), an I/O error (`EIO`). Such a failure is `storage_failed`: the job goes back
+    /// uncounted and the run stops or pauses, since the next item would meet it too.
+    public static let storageErrnos: Set<Int32> = [ENOSPC, EDQUOT, EROFS, EIO]
+
+    /// The `errno` of a write that failed because the storage did (``storageErrnos``); read from
+    /// a `POSIXError`, an `NSError` of the POSIX domain or its underlying error, or Foundation's
     /// out-of-space and read-only codes. Nil for any other failure.
     public static func storageErrno(of error: any Error) -> Int32? {
         let code: Int32?
@@ -24,7 +29,7 @@ extension OutputStore {
                 code = nil
             }
         }
-        guard let code, code == ENOSPC || code == EDQUOT || code == EROFS || code == EIO else { return nil }
+        guard let code, storageErrnos.contains(code) else { return nil }
         return code
     }
 }

@@ -83,10 +83,13 @@ public struct ProcessingOptions: Sendable {
     public var baseURL: String?
     /// Flat, or in subfolders by hash (catalogue-sized campaigns).
     public var layout: OutputLayout
+    /// Called at the steps of each item (``ItemHooks``): the tests' gates; nil in the product.
+    public var hooks: (any ItemHooks)?
 
-    public init(outputDirectory: URL, baseURL: String? = nil, layout: OutputLayout = .flat) {
+    public init(outputDirectory: URL, baseURL: String? = nil, layout: OutputLayout = .flat, hooks: (any ItemHooks)? = nil) {
         self.outputDirectory = outputDirectory
         self.baseURL = baseURL
         self.layout = layout
+        self.hooks = hooks
     }
 }

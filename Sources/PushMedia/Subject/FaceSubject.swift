@@ -31,12 +31,12 @@ public enum FaceSubject {
         let width = Double(size.width)
         let height = Double(size.height)
         let side = Double(min(size.width, size.height))
-        func fits(_ rect: UnitRect) -> Bool { rect.w * width <= side + 1e-9 && rect.h * height <= side + 1e-9 }
-        let bySize = faces.filter { $0.w > 0 && $0.h > 0 }.sorted { $0.w * $0.h > $1.w * $1.h }
+        func fits(_ rect: UnitRect) -> Bool { rect.width * width <= side + 1e-9 && rect.height * height <= side + 1e-9 }
+        let bySize = faces.filter { $0.width > 0 && $0.height > 0 }.sorted { $0.width * $0.height > $1.width * $1.height }
         guard let largest = bySize.first else { return nil }
         let chosen = largestGroup(bySize, width: width, height: height, side: side) ?? [largest]
         let box = chosen.dropFirst().reduce(chosen[0]) { $0.union($1) }
-        let weights = chosen.map { $0.w * $0.h }
+        let weights = chosen.map { $0.width * $0.height }
         let total = weights.reduce(0, +)
         let point = UnitPoint(
             x: zip(chosen, weights).map { $0.centre.x * $1 }.reduce(0, +) / total,
@@ -60,7 +60,7 @@ public enum FaceSubject {
                         && ($0.maxY - top) * height <= side + slack
                 }
                 guard !inside.isEmpty else { continue }
-                let area = inside.reduce(0.0) { $0 + $1.w * $1.h }
+                let area = inside.reduce(0.0) { $0 + $1.width * $1.height }
                 if let current = best, current.faces.count > inside.count
                     || (current.faces.count == inside.count && current.area >= area)
                 {
@@ -75,10 +75,10 @@ public enum FaceSubject {
     /// `face` grown by ``margin`` of its width at each side and of its height above and below, clamped
     /// inside the image.
     static func withMargin(_ face: UnitRect) -> UnitRect {
-        let left = max(0, face.x - face.w * margin)
-        let top = max(0, face.y - face.h * margin)
-        let right = min(1, face.maxX + face.w * margin)
-        let bottom = min(1, face.maxY + face.h * margin)
-        return UnitRect(x: left, y: top, w: right - left, h: bottom - top)
+        let left = max(0, face.x - face.width * margin)
+        let top = max(0, face.y - face.height * margin)
+        let right = min(1, face.maxX + face.width * margin)
+        let bottom = min(1, face.maxY + face.height * margin)
+        return UnitRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 }

@@ -11,9 +11,9 @@ import PushMediaModel
 /// (docs/benchmarks/containment.md).
 ///
 /// Each item process is forked through a middle process that exits at once, so it is adopted by
-/// the supervisor (a child subreaper): the supervisor waits for it as its own child and learns
-/// how it ended (the signal) as before. When the server cannot be started or fails, the pool
-/// starts item processes itself (`pushmedia item-process`), as it did before.
+/// the supervisor (a child subreaper): the supervisor waits for it as its own child and so learns
+/// how it ended (the signal). When the server cannot be started or fails, the pool starts each
+/// item process itself (`pushmedia item-process`).
 final class ItemForkServer: @unchecked Sendable {
     enum Failure: Error, CustomStringConvertible {
         case setUp(String)
@@ -47,14 +47,14 @@ final class ItemForkServer: @unchecked Sendable {
     /// Forks the fork server from this process: call from a synchronous `main`, before any
     /// thread starts. Returns in this process (which keeps the server for the first
     /// ``ItemProcessPool``); the server itself never returns from here (it exits).
-    static func forkEarly(memoryLimitMB: Int, logger makeLogger: () -> Logger) {
+    static func forkEarly(memoryLimitMB: Int, hooks: (any ItemHooks)?, logger makeLogger: () -> Logger) {
         guard ProcessControl.becomeChildSubreaper(), ProcessControl.threadCount == 1 else { return }
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return }
         let pid = fork()
         if pid == 0 {
             Glibc.close(pair[0])
-            exit(serve(logger: makeLogger(), memoryLimitMB: memoryLimitMB, control: pair[1]))
+            exit(serve(logger: makeLogger(), memoryLimitMB: memoryLimitMB, hooks: hooks, control: pair[1]))
         }
         Glibc.close(pair[1])
         guard pid > 0 else {
@@ -152,17 +152,17 @@ final class ItemForkServer: @unchecked Sendable {
     /// forks an item process for each request on standard input, which goes on as
     /// ``ItemProcessServer/serve(logger:memoryLimitMB:)``. Runs only single-threaded: called
     /// before Swift concurrency or Dispatch started a thread (the command's synchronous `main`).
-    static func serve(logger: Logger, memoryLimitMB: Int, control: Int32 = STDIN_FILENO) -> Int32 {
+    static func serve(logger: Logger, memoryLimitMB: Int, hooks: (any ItemHooks)?, control: Int32 = STDIN_FILENO) -> Int32 {
         // Ctrl-C reaches the whole process group: the supervisor decides when this ends.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        ItemProcessor.prepareNow(for: .default)
+        ItemProcessor.prepareNow(for: .default, hooks: hooks)
         guard let threads = ProcessControl.threadCount, threads == 1 else {
             logger.error("item fork server: not single-threaded, so it cannot fork; item processes are started anew")
             return 3
         }
         switch ProcessControl.forkServerLoop(control: control) {
-        case .itemProcess: return ItemProcessServer.serve(logger: logger, memoryLimitMB: memoryLimitMB)
+        case .itemProcess: return ItemProcessServer.serve(logger: logger, memoryLimitMB: memoryLimitMB, hooks: hooks)
         case .closed: return 0
         case .failed:
             logger.error("item fork server: its control socket failed", metadata: ["error": "\(String(cString: strerror(errno)))"])

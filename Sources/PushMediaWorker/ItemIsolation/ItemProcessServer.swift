@@ -11,7 +11,8 @@ public enum ItemProcessServer {
     /// Serves until the supervisor closes the pipe (returns 0) or the stream breaks (1). With a
     /// `memoryLimitMB` above 0 the process's address space is capped there first (`RLIMIT_AS`):
     /// past it allocations fail, and at worst this process dies, costing one item's attempt.
-    public static func serve(logger: Logger, memoryLimitMB: Int = 0) -> Int32 {
+    /// `hooks` go with every item (``ProcessingOptions/hooks``; nil in the product).
+    public static func serve(logger: Logger, memoryLimitMB: Int = 0, hooks: (any ItemHooks)? = nil) -> Int32 {
         if memoryLimitMB > 0 {
             // Under AddressSanitizer (test builds) the limit counts from what is mapped now: its
             // shadow memory alone is terabytes of reserved address space.
@@ -41,15 +42,13 @@ public enum ItemProcessServer {
         // ends only once they have: `exit` frees what a library made for the process's life
         // while that thread may still be making it (the face model, read after its free).
         let prepared = DispatchGroup()
-        ItemProcessor.prepare(for: .default, in: prepared)
+        ItemProcessor.prepare(for: .default, in: prepared, hooks: hooks)
         defer { prepared.wait() }
         while true {
             let frame: Data
             do {
                 guard let read = try ItemFrames.read(from: STDIN_FILENO) else {
-                    #if DEBUG
-                    TestHooks.mark("item-process-input-ended")
-                    #endif
+                    hooks?.at(.itemProcessInputEnded)
                     return 0
                 }
                 frame = read
@@ -60,9 +59,9 @@ public enum ItemProcessServer {
             let item: Item
             do {
                 let request = try JSONDecoder().decode(ItemRequest.self, from: frame)
-                let processor = ItemProcessor(
-                    profile: request.profile, options: ProcessingOptions(outputDirectory: URL(fileURLWithPath: request.outputDirectory), layout: request.layout),
-                    logger: logger)
+                let options = ProcessingOptions(
+                    outputDirectory: URL(fileURLWithPath: request.outputDirectory), layout: request.layout, hooks: hooks)
+                let processor = ItemProcessor(profile: request.profile, options: options, logger: logger)
                 item = processor.process(request.input)
             } catch {
                 item = .failed(source: "", error: ItemError(.internalError, "the item process could not read its request: \(error)"))
@@ -91,15 +90,16 @@ extension ItemProcessServer {
     /// The item processes' fork server (`pushmedia item-fork-server`, ``ItemForkServer``): call
     /// from a synchronous `main`, before any thread starts. Returns in each item process it
     /// forks once that process is done serving, and in the server when its supervisor closes it.
-    public static func serveForks(logger: Logger, memoryLimitMB: Int = 0) -> Int32 {
-        ItemForkServer.serve(logger: logger, memoryLimitMB: memoryLimitMB)
+    public static func serveForks(logger: Logger, memoryLimitMB: Int = 0, hooks: (any ItemHooks)? = nil) -> Int32 {
+        ItemForkServer.serve(logger: logger, memoryLimitMB: memoryLimitMB, hooks: hooks)
     }
 
     /// Forks the fork server from this process (`process`, `worker`): call from a synchronous
     /// `main` before any thread starts; the first ``ItemProcessPool`` uses it, so no process of
     /// the binary is started anew. `logger` is made in the server only. Does nothing when this
     /// process already has threads or cannot adopt orphans (the pool then starts a server).
-    public static func forkServerEarly(memoryLimitMB: Int, logger: () -> Logger) {
-        ItemForkServer.forkEarly(memoryLimitMB: memoryLimitMB, logger: logger)
+    /// `hooks` go with the server's preparation and every item of the processes it forks.
+    public static func forkServerEarly(memoryLimitMB: Int, hooks: (any ItemHooks)? = nil, logger: () -> Logger) {
+        ItemForkServer.forkEarly(memoryLimitMB: memoryLimitMB, hooks: hooks, logger: logger)
     }
 }

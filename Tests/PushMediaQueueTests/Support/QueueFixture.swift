@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
 @testable import PushMediaQueue
+import PushMediaQueueTesting
 import Testing
 
 /// A fresh, empty queue database for one test: a temp SQLite file, or a unique PostgreSQL schema

@@ -177,8 +177,9 @@ struct PreparedMedia {
         if error.timedOut || run.isPastDeadline {
             return run.timedOut("the attempt to \(what)")
         }
-        // A full or read-only disk under the file being written is the storage's failure, not the item's.
-        if let posix = [ENOSPC, EDQUOT, EROFS].first(where: { FFmpeg.averror($0) == error.code }) {
+        // A full or read-only disk under the file being written is the storage's failure, not the
+        // item's. Not EIO: FFmpeg also reports an input it cannot read with it.
+        if let posix = OutputStore.storageErrnos.subtracting([EIO]).first(where: { FFmpeg.averror($0) == error.code }) {
             return ItemError(.storageFailed, "cannot \(what): \(String(cString: strerror(posix)))")
         }
         return ItemError(.encodeFailed, "cannot \(what): \(error.description)")

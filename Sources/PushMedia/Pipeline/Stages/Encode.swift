@@ -5,7 +5,7 @@ struct Encoded {
     /// The thumbnail, then the expanded variant.
     var images: [EncodedImage]
     /// The thumbnail's square inside the expanded variant.
-    var clipRect: ClipRect
+    var clipRect: UnitRect
     /// The animation frame that stands for the whole, before any frame was dropped.
     var representativeFrame: Int?
     /// Where each variant was cut from the source, as unit rects (`Attachment.sourceRect`).

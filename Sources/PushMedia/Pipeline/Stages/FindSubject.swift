@@ -86,7 +86,7 @@ struct Subject {
                 else { return first }
                 return try FaceDetector.search(image, in: plan)
             }
-            faces.sort { $0.w * $0.h > $1.w * $1.h }
+            faces.sort { $0.width * $0.height > $1.width * $1.height }
             return faces
         } catch {
             run.warnings.append("subject: face detection failed (\(error)); libvips' attention chose the subject")

@@ -7,7 +7,7 @@ struct Framed {
     /// The expanded variant, at the profile's aspect.
     var expanded: Pixels
     /// The thumbnail's square inside the expanded variant (`thumbnailClippingRect`).
-    var clipRect: ClipRect
+    var clipRect: UnitRect
     /// The animation frame that stands for the whole (the GIF's `thumbnailTime`).
     var representativeFrame: Int?
     /// True when the alpha is real: stills become PNGs (for an animation's still thumbnail, the
@@ -26,9 +26,7 @@ struct Framed {
         case .expanded: rect = placement.expandedRect
         case .media: return nil
         }
-        let w = Double(working.width)
-        let h = Double(working.height)
-        return UnitRect(x: Double(rect.x) / w, y: Double(rect.y) / h, w: Double(rect.width) / w, h: Double(rect.height) / h)
+        return UnitRect(rect, in: working)
     }
 
     /// Cuts the square thumbnail and the expanded variant from the decoded image, both centred

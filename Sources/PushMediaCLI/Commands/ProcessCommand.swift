@@ -101,7 +101,7 @@ struct ProcessCommand: AsyncParsableCommand {
                     preparing.leave()
                 }
             } else if count > 0 {
-                ItemProcessor.prepare(for: profile, in: preparing)
+                ItemProcessor.prepare(for: profile, in: preparing, hooks: CommandHooks.items)
             }
         } catch {
             throw ValidationError("\(error)")
@@ -112,6 +112,7 @@ struct ProcessCommand: AsyncParsableCommand {
         if let bucket { (batch.bucket, batch.stateDirectory) = (bucket, outURL) }
         batch.isolation = isolation
         batch.layout = layout
+        batch.hooks = CommandHooks.items
         let reporter = ProgressReporter(interactive: isatty(STDERR_FILENO) == 1)
         let events = json ? EventWriter() : nil
         let result: QueuedBatch.Result
@@ -155,6 +156,7 @@ struct ProcessCommand: AsyncParsableCommand {
                     + "\(formatBytes(summary.outputBytes)) of attachments in \(summary.outputDirectory)")
             print("manifest: \(summary.manifest) (one item a line: \(summary.ndjson))")
             print("preview:  \(summary.preview)")
+            if baseURL != nil { print("verify:   \(VerifyCommand.suggestion(manifest: summary.ndjson))") }
             for item in result.failed {
                 print("  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")")
             }

@@ -98,6 +98,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let fetcher = SourceFetcher(configuration: fetchConfiguration, logger: logger)
         var handler = MediaJobHandler(root: root, outputDirectory: out, queue: queue, fetcher: fetcher, logger: logger, bucket: bucket)
         handler.layout = layout
+        handler.hooks = CommandHooks.items
         // Each item's media work runs in a child process: a crash costs that item's attempt.
         handler.isolation = try self.isolation.pool(logger: logger)
         let jobHandler = handler

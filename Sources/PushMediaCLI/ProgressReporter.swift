@@ -12,16 +12,21 @@ final class ProgressReporter: @unchecked Sendable {
     }
 
     func report(_ item: ItemEvent) {
+        report(done: item.done, total: item.total, name: item.source, line: Self.line(for: item))
+    }
+
+    /// The bar at `done` of `total` with `name` on a terminal; else `line`, when there is one.
+    func report(done: Int, total: Int, name: String, line: @autoclosure () -> String?) {
         lock.lock()
         defer { lock.unlock() }
         if interactive {
             let width = 30
-            let filled = item.total == 0 ? width : width * item.done / item.total
+            let filled = total == 0 ? width : width * min(done, total) / total
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            let name = item.source.count > 40 ? "…" + item.source.suffix(39) : item.source
-            printError(String(format: "\r\u{1B}[2K%@ %d/%d %@", bar, item.done, item.total, name), newline: false)
-        } else {
-            printError(Self.line(for: item))
+            let name = name.count > 40 ? "…" + name.suffix(39) : name
+            printError(String(format: "\r\u{1B}[2K%@ %d/%d %@", bar, done, total, name), newline: false)
+        } else if let line = line() {
+            printError(line)
         }
     }
 

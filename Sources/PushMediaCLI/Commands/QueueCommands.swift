@@ -267,6 +267,7 @@ struct ManifestCommand: AsyncParsableCommand {
         }
         let lines = ndjson ? " (one item a line: \(outURL.deletingPathExtension().appendingPathExtension("ndjson").path))" : ""
         print("\(s.total) items: \(s.ok) ok, \(s.failed) failed; manifest: \(out)\(lines)")
+        if baseURL != nil { print("verify: \(VerifyCommand.suggestion(manifest: out))") }
         if s.failed > 0 { throw ExitCode(1) }
     }
 }

@@ -18,20 +18,25 @@ struct PushMediaCommand: AsyncParsableCommand {
         version: PushMediaVersion.string,
         subcommands: [
             ProcessCommand.self, EnqueueCommand.self, WorkerCommand.self, StatusCommand.self, ManifestCommand.self,
-            RetryCommand.self, ProbeCommand.self, PayloadCommand.self, PreviewCommand.self, HealthcheckCommand.self,
+            RetryCommand.self, ProbeCommand.self, PayloadCommand.self, PreviewCommand.self, VerifyCommand.self, HealthcheckCommand.self,
             VersionCommand.self, ItemProcessCommand.self, ItemForkServerCommand.self,
         ]
     )
 }
 
-/// Exit codes: 0 all ok, 1 some items failed (the manifest is complete), 2 usage errors and
-/// anything that stopped a command from producing its result.
-@main
-enum PushMediaMain {
+/// The `pushmedia` command line: parses the arguments, runs the command and exits. Exit codes:
+/// 0 all ok, 1 some items failed (the manifest is complete), 2 usage errors and anything that
+/// stopped a command from producing its result.
+public enum PushMediaMain {
     /// Synchronous, so a command that must fork before any thread exists (the item processes'
     /// fork server) runs before Swift concurrency or Dispatch starts one; the other commands run
-    /// in a task.
-    static func main() {
+    /// in a task. Never returns.
+    ///
+    /// - Parameter hooks: called at the steps of every item the command runs, in this process
+    ///   and in the fork server forked from it (``ItemHooks``). `pushmedia` passes none; the
+    ///   tests' `pushmedia-testing` passes its gates, and item processes it starts anew (its own
+    ///   binary again) make theirs the same way.
+    public static func main(hooks: (any ItemHooks)? = nil) -> Never {
         ProcessControl.limitMemoryArenas()
         let command: ParsableCommand
         do {
@@ -43,25 +48,28 @@ enum PushMediaMain {
         // process has one thread (docs/security.md#crash-containment).
         if let contained = command as? ContainedItemsCommand, let memoryLimit = contained.isolation.earlyForkServerMemoryLimit {
             let global = contained.global
-            ItemProcessServer.forkServerEarly(memoryLimitMB: memoryLimit) { global.bootstrapLogging() }
+            ItemProcessServer.forkServerEarly(memoryLimitMB: memoryLimit, hooks: hooks) { global.bootstrapLogging() }
         }
-        guard command is AsyncParsableCommand else {
-            var command = command
-            do {
-                try command.run()
-            } catch {
-                fail(error)
+        CommandHooks.$items.withValue(hooks) {
+            guard command is AsyncParsableCommand else {
+                var command = command
+                do {
+                    try command.run()
+                } catch {
+                    fail(error)
+                }
+                exit(0)
             }
-            exit(0)
-        }
-        let box = AsyncCommandBox(command as? AsyncParsableCommand)
-        Task {
-            do {
-                try await box.run()
-            } catch {
-                fail(error)
+            let box = AsyncCommandBox(command as? AsyncParsableCommand)
+            // The task inherits the hooks.
+            Task {
+                do {
+                    try await box.run()
+                } catch {
+                    fail(error)
+                }
+                exit(0)
             }
-            exit(0)
         }
         dispatchMain()
     }
@@ -114,6 +122,12 @@ struct ItemIsolationOptions: ParsableArguments {
             arguments: ["item-process", "--log-level", logger.logLevel.rawValue, "--memory-limit", "\(megabytes)"],
             forkServer: ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0", logger: logger)
     }
+}
+
+/// The hooks ``PushMediaMain/main(hooks:)`` was given (nil in `pushmedia`): each command reads
+/// them once and hands them on explicitly, through the options of what it runs.
+enum CommandHooks {
+    @TaskLocal static var items: (any ItemHooks)?
 }
 
 /// A command whose items run in item processes (`process`, `worker`).

@@ -13,7 +13,8 @@ struct ItemProcessCommand: ParsableCommand {
     @OptionGroup var options: ItemProcessOptions
 
     func run() throws {
-        let status = ItemProcessServer.serve(logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit)
+        let status = ItemProcessServer.serve(
+            logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit, hooks: CommandHooks.items)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -30,7 +31,8 @@ struct ItemForkServerCommand: ParsableCommand {
     @OptionGroup var options: ItemProcessOptions
 
     func run() throws {
-        let status = ItemProcessServer.serveForks(logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit)
+        let status = ItemProcessServer.serveForks(
+            logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit, hooks: CommandHooks.items)
         if status != 0 { throw ExitCode(status) }
     }
 }

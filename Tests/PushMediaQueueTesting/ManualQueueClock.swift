@@ -1,7 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
+import PushMediaQueue
 
-/// A clock that only moves when told to (for tests and simulations).
+/// A queue clock that only moves when told to: lease expiry and backoff tested without sleeping.
 public final class ManualQueueClock: QueueClock {
     private let current: NIOLockedValueBox<Date>
 
@@ -15,7 +16,8 @@ public final class ManualQueueClock: QueueClock {
 
     /// Moves the clock forward by `duration`.
     public func advance(by duration: Duration) {
-        current.withLockedValue { $0 = $0.addingTimeInterval(duration.seconds) }
+        let (seconds, attoseconds) = duration.components
+        current.withLockedValue { $0 = $0.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18) }
     }
 
     /// Sets the clock to `date`.

@@ -1,0 +1,4 @@
+import PushMediaCLI
+
+// The shipped binary: the command line as it is, with no hooks.
+PushMediaMain.main()
