@@ -14,7 +14,7 @@
 #ifndef PUSHMEDIA_FACE_AVX2_BEGIN_H
 #define PUSHMEDIA_FACE_AVX2_BEGIN_H
 
-// What dlib's detector headers include from outside dlib (clang++ -H, dlib 19.24).
+// What dlib's detector headers include from outside dlib (clang++ -H).
 #include <algorithm>
 #include <array>
 #include <cassert>

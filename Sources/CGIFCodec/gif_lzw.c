@@ -3,8 +3,8 @@
 //
 // The decoder reads a frame's data gathered without its sub-block headers, so a code is one
 // unaligned load, and copies a string from where it was last written (8 bytes at a time when it
-// does not overlap its copy) instead of walking a prefix chain. It fails where libnsgif (libvips
-// 8.14's loader) fails: a code the table does not hold yet, an end code first after a clear; and
+// does not overlap its copy) instead of walking a prefix chain. It fails where libnsgif (libvips'
+// loader) fails: a code the table does not hold yet, an end code first after a clear; and
 // like libnsgif it drops a last code that ends exactly where the data ends.
 //
 // The same codes, byte for byte, as giflib's encoder (EGifPutLine): a clear code first, codes

@@ -1,6 +1,6 @@
 // Small copies of some of a GIF's frames (for picking the representative one), straight from
 // PushMedia's decoder (gif_read.c): each frame's cut box-averaged by a whole factor, as
-// libvips 8.14's vips_shrink makes it (vertical averages rounded, then horizontal ones; the
+// libvips' vips_shrink makes it (vertical averages rounded, then horizontal ones; the
 // last block padded with copies of the edge; round(size / factor) pixels a side).
 //
 // Why: through libvips, each frame asked for was copied out of the decoder whole (RGBA to RGB)

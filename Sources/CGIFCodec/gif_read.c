@@ -2,13 +2,13 @@
 // bottom (what libvips' gifload makes with n=-1), decoded a frame at a time as the consumer's
 // rows ask for it.
 //
-// Why: libvips 8.14's loader (libnsgif) hands every frame over as a whole new RGBA canvas, and
+// Why: libvips' loader (libnsgif) hands every frame over as a whole new RGBA canvas, and
 // for the small, mostly unchanging frames of a push animation that per-frame work was the whole
 // cost (0.36 s of CPU to read a 960×480 screen recording of 150 frames that decodes in under
 // 10 ms here; 1.4 s for a 1200×1200 badge of 200 frames). Here a frame costs its own rectangle:
 // its LZW codes are decoded into indices and only its pixels are drawn on the canvas.
 //
-// The pixels are libnsgif's (libvips 8.14's loader) exactly: the canvas starts see-through
+// The pixels are libnsgif's (libvips' loader) exactly: the canvas starts see-through
 // (0,0,0,0); before frame n, frame n−1's disposal applies (2: its rectangle see-through when it
 // has a transparent index, else the background colour; 3 or 4: the canvas as it was before
 // frame n−1); a frame's transparent index leaves the canvas as it is; indices beyond a table

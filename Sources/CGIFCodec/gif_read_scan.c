@@ -1,7 +1,7 @@
 // PushMedia's GIF decoder (gif_read.c), its first step: the file mapped and its blocks walked
 // once without decoding a pixel. It keeps what drawing needs (each frame's rectangle, tables,
 // transparent index, disposal, delay and where its data is, and the loop count) and takes only
-// plain files, as libnsgif (libvips 8.14's loader) reads them: every length checked against the
+// plain files, as libnsgif (libvips' loader) reads them: every length checked against the
 // file's end before it is followed, graphic controls read as libnsgif reads them (4 bytes
 // whatever the size says, a second one before the same image adding to the first, disposal 4 as
 // 3, the delay in hundredths: 10 without one), a loop extension (NETSCAPE2.0 or ANIMEXTS1.0,

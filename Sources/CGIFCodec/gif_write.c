@@ -32,7 +32,7 @@
 //      gif_lzw.c): the pixels it leaves as shown see-through, as the colour shown, or as
 //      gifsicle -O3 mixes the two, whichever codes shortest.
 //
-// libvips 8.14's own saver (cgif) quantises and remaps every whole frame with libimagequant;
+// libvips' own saver (cgif) quantises and remaps every whole frame with libimagequant;
 // the remap was ~85 % of an animation's encode (42 ms a 960×480 frame), and most pixels of a
 // push animation do not change from frame to frame.
 //

@@ -155,7 +155,7 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
     cinfo.scale_denom = (unsigned)shrink;
     jpeg_calc_output_dimensions(&cinfo);
     // What libvips read must be what libjpeg makes here, else libvips decides. libjpeg rounds a
-    // scaled size up, libvips 8.14 down (the stored size over the shrink), cutting the last column
+    // scaled size up, libvips down (the stored size over the shrink), cutting the last column
     // and row off: so do we.
     const int components = like->Bands;
     if ((int)(cinfo.image_width / (unsigned)shrink) != like->Xsize ||

@@ -1,4 +1,4 @@
-// The horizontal half of a Lanczos3 reduction of 8-bit pixels held in memory. libvips 8.14's
+// The horizontal half of a Lanczos3 reduction of 8-bit pixels held in memory. libvips'
 // reduceh has no vector path: taking a 12 MP photo's 2000×900 shrink-on-load decode (already
 // reduced vertically by libvips' reducev, whose liborc path takes ~6 ms) to 1200×900 took it
 // 31–35 ms, more than the subject search, both crops and both encodes together. This is the same

@@ -47,7 +47,7 @@ int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
 }
 
 int pm_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel) {
-    // libvips 8.14's default (gap 2) box-shrinks by an integer factor first whenever the scale
+    // libvips' default (gap 2) box-shrinks by an integer factor first whenever the scale
     // is 1/4 or less, then reduces the rest; on decoded images that took 2-10 times the CPU of
     // letting the kernel do the whole reduction (gap 0) at scales from 1/4 to 1/10. Below 1/16
     // the kernel grows so wide that the box shrink wins again (docs/benchmarks/faces.md).

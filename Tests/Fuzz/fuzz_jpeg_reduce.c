@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = pmf_write_file(data, size, ".jpg");
 
     // The stored size: PushMedia's shrinkFactor never picks a factor above the shorter side
-    // (libvips 8.14 aborts on such an image), nor does this harness.
+    // (libvips aborts on such an image), nor does this harness.
     VipsImage *header = NULL;
     if (vips_jpegload(path, &header, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL)) return 0;
     const int stored_width = header->Xsize, stored_height = header->Ysize;

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PushMedia
 
-/// Issue 14 parts 3 and 4: smaller GIFs at the same look (inter-frame optimisation, no dithering,
+/// Smaller GIFs at the same look (inter-frame optimisation, no dithering,
 /// a reused palette, a frame-rate cap) and animations in bounded memory (frames decoded a few at a
 /// time, by every pass, from the file).
 @Suite("GIF encoding and memory")

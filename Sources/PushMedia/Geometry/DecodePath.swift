@@ -79,7 +79,7 @@ enum DecodePath {
         guard format == .jpeg else {
             return max(1, min(Double(source.width) / Double(wanted.width), Double(source.height) / Double(wanted.height)))
         }
-        // libjpeg rounds a scaled size up; libvips 8.14's jpegload makes an image it cannot
+        // libjpeg rounds a scaled size up; libvips' jpegload makes an image it cannot
         // build (an assertion that aborts the process) when the factor exceeds a side, as 8 does
         // a 1×1 JPEG: no factor larger than the shorter side.
         let covering = [8, 4, 2].first { factor in

@@ -56,7 +56,7 @@ extension Vips.Image {
     }
 
     /// Reduced to `width` columns with a Lanczos3 filter, computed now into memory from this
-    /// image's 8-bit pixels (`pm_reduce_width`: five times faster than libvips 8.14's reduceh), by
+    /// image's 8-bit pixels (`pm_reduce_width`: five times faster than libvips' reduceh), by
     /// at most 16 (beyond, the fixed-point weights round away: it throws).
     /// `vectorized: false` runs the plain C loop alone (the vector loop gives the same bytes).
     func reducedWidth(to width: Int, vectorized: Bool = true) throws -> Vips.Image {
