@@ -1,13 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// `PUSHMEDIA_SANITIZE_C=1` (scripts/test sets it, so CI's test build has it) builds PushMedia's
-// own C and C++, the code that reads untrusted bytes (CPushMediaShims: the GIF decoder and writer,
-// the LZW coder, the JPEG reduce, the FFmpeg loops; CResample) and the face search's own loops over
-// decoded pixels (CFaceDetect: the cell map, the proxy, the HOG features, the filters; dlib's
-// templates compiled there too, libdlib.a not), with AddressSanitizer and
-// UndefinedBehaviorSanitizer, and links ASan's runtime (which carries UBSan's) into every
-// program. Swift code, the face model and the libraries stay as they are. Any report stops the
+// `PUSHMEDIA_SANITIZE_C=1` (scripts/test sets it, so CI's test build has it) builds every C and
+// C++ target of PushMedia, the code that reads untrusted bytes (CGIFCodec: the GIF decoder,
+// writer, LZW coder and re-packing pass; CReduce: the JPEG decode and Lanczos reduce; CResample;
+// CVipsShims; CFFmpegShims: the FFmpeg loops) and the face search's own loops over decoded pixels
+// (CFaceDetect: the cell map, the proxy, the HOG features, the filters; dlib's templates compiled
+// there too, libdlib.a not), with AddressSanitizer and UndefinedBehaviorSanitizer, and links
+// ASan's runtime (which carries UBSan's) into every program. Swift code, the face model and the libraries stay as they are. Any report stops the
 // process; scripts/test fails when one was written (docs/security.md). Release builds never set it.
 let sanitizeC = Context.environment["PUSHMEDIA_SANITIZE_C"] == "1"
 let sanitizerCFlags: [CSetting] =
@@ -49,34 +49,62 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
     ],
     targets: [
-        // C libraries, seen from Swift only through PushMedia/Native.
+        // C libraries, seen from Swift only through PushMedia/Native (and the worker's process
+        // control). Each C target has one header (include/<target>.h) and depends only on those
+        // listed; none includes another's private headers.
         .systemLibrary(
             name: "CVips",
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
         // FFmpeg's headers only: no pkg-config, whose flags would link the libraries. They are
-        // opened on first use (CPushMediaShims' ffmpeg_library.c); Debian installs the headers
-        // in the compiler's default multiarch include path.
+        // opened on first use (CFFmpegShims' ffmpeg_library.c); Debian installs the headers in the
+        // compiler's default multiarch include path.
         .systemLibrary(
             name: "CFFmpeg",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
+        // The one form a deadline reaches C in (an instant on CLOCK_MONOTONIC), for every target
+        // whose work stops at one.
+        .target(name: "CDeadline", cSettings: sanitizerCFlags, linkerSettings: sanitizerLinkFlags),
         // Which input pixels make an output pixel of a reduction, and their weights: one table
-        // for the face search's proxy and the still decode's horizontal reduce.
+        // for the face search's proxy and the still decode's reduce (no libvips, so the face
+        // search needs nothing else).
         .target(name: "CResample", cSettings: sanitizerCFlags, linkerSettings: [.linkedLibrary("m")] + sanitizerLinkFlags),
-        // Small C functions for what Swift cannot call: vips' variadic API and FFmpeg's macros.
+        // libvips for Swift: its variadic operations, its set-up, the six loaders, the savers,
+        // frames made when read. GModule (part of GLib, already loaded with libvips) opens
+        // libvips' HEIF module.
         .target(
-            name: "CPushMediaShims",
-            dependencies: ["CVips", "CFFmpeg", "CResample"],
+            name: "CVipsShims",
+            dependencies: ["CVips", "CDeadline"],
             cSettings: sanitizerCFlags,
-            // GModule (part of GLib, already loaded with libvips) opens libvips' HEIF module;
-            // giflib writes and re-packs GIFs (gif_write.c, gif_repack.c) with libimagequant's
-            // palettes (already loaded with libvips); libjpeg (libjpeg-turbo, already loaded with
-            // libvips) decodes still JPEGs (jpeg_reduce.c).
-            linkerSettings: [
-                .linkedLibrary("gmodule-2.0"), .linkedLibrary("gif"), .linkedLibrary("imagequant"), .linkedLibrary("jpeg"),
-            ] + sanitizerLinkFlags
+            linkerSettings: [.linkedLibrary("gmodule-2.0")] + sanitizerLinkFlags
+        ),
+        // The still decode's Lanczos3 reductions, and still JPEGs decoded by libjpeg
+        // (libjpeg-turbo, already loaded with libvips) and reduced as they come.
+        .target(
+            name: "CReduce",
+            dependencies: ["CVips", "CResample", "CDeadline"],
+            cSettings: sanitizerCFlags,
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("m")] + sanitizerLinkFlags
+        ),
+        // PushMedia's GIF codec: decoder, writer, the two joined, and the lossless re-packing
+        // pass, on a shared core (gif_core.h: buffer, blocks, LZW, colour lookup). giflib reads
+        // and writes for the re-packing pass; libimagequant (already loaded with libvips) makes
+        // the writer's palettes.
+        .target(
+            name: "CGIFCodec",
+            dependencies: ["CVips", "CDeadline"],
+            cSettings: sanitizerCFlags,
+            linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("imagequant")] + sanitizerLinkFlags
+        ),
+        // FFmpeg for Swift: the libraries opened on first use, its macros, the one way a media
+        // file is opened, and the poster-frame, remux and transcode loops.
+        .target(
+            name: "CFFmpegShims",
+            dependencies: ["CFFmpeg", "CDeadline"],
+            cSettings: sanitizerCFlags,
+            linkerSettings: sanitizerLinkFlags
         ),
         // Frontal faces: dlib's HOG detector (its model is compiled in) behind a plain C header,
         // built twice (face_search.h): for any CPU, and for AVX2 + FMA, picked at run time.
@@ -91,6 +119,19 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-O2"])] + sanitizerCXXFlags,
             linkerSettings: [.linkedLibrary(":libdlib.a")] + sanitizerLinkFlags
         ),
+        // The worker's process plumbing: the fork server of crash containment, malloc's arenas.
+        .target(name: "CProcessControl", cSettings: sanitizerCFlags, linkerSettings: sanitizerLinkFlags),
+        // Entry points for the tests alone (checks against giflib, dlib and full scans; test
+        // images): only test targets depend on it, so the product does not ship them. Its face
+        // comparisons compile dlib's templates as CFaceDetect does, optimised alike.
+        .target(
+            name: "CPushMediaTestSupport",
+            dependencies: ["CVips", "CGIFCodec", "CFaceDetect"],
+            path: "Tests/CPushMediaTestSupport",
+            cSettings: sanitizerCFlags,
+            cxxSettings: [.unsafeFlags(["-O2"])] + sanitizerCXXFlags,
+            linkerSettings: [.linkedLibrary("gif")] + sanitizerLinkFlags
+        ),
 
         // The shared vocabulary: manifest, profile, error codes, clip rects. Pure Swift, no I/O.
         .target(name: "PushMediaModel"),
@@ -102,7 +143,11 @@ let package = Package(
                 "PushMediaModel",
                 "CVips",
                 "CFFmpeg",
-                "CPushMediaShims",
+                "CDeadline",
+                "CVipsShims",
+                "CReduce",
+                "CGIFCodec",
+                "CFFmpegShims",
                 "CFaceDetect",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -164,6 +209,7 @@ let package = Package(
                 "PushMediaQueue",
                 "PushMediaFetch",
                 "PushMediaObjectStore",
+                "CProcessControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -229,7 +275,7 @@ let package = Package(
 
         .testTarget(
             name: "PushMediaTests",
-            dependencies: ["PushMedia", "PushMediaModel", "PushMediaTesting"]
+            dependencies: ["PushMedia", "PushMediaModel", "PushMediaTesting", "CPushMediaTestSupport", "CProcessControl"]
         ),
         .testTarget(
             name: "PushPayloadTests",

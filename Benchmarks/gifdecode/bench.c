@@ -1,4 +1,4 @@
-// PushMedia's GIF decoder against giflib's, paired (issue 40). Built by build.sh:
+// PushMedia's GIF decoder against giflib's, paired. Built by build.sh:
 //
 //   Benchmarks/gifdecode/build.sh OUT
 //   OUT [-n REPEATS] [-p 0|1|2] GIF...
@@ -8,7 +8,7 @@
 // never frames × pixels):
 //
 //   A   PushMedia's decoder: the file mapped and scanned (gifd_map_file, gifd_scan), each frame's
-//       sub-blocks gathered and decoded by gifr_lzw_decode (as gif_read.c's decode_indices does),
+//       sub-blocks gathered and decoded by gif_lzw_decode (as gif_read.c's decode_indices does),
 //       then `composite` below.
 //   B   giflib 5.2: DGifOpenFileName, records read in turn (DGifGetImageDesc + DGifGetLine of the
 //       whole frame into an index buffer; graphic controls through DGifExtensionToGCB), then the
@@ -22,7 +22,7 @@
 // Timing: REPEATS rounds (default 7), each round running A, B and A* once in an order that
 // rotates every round; CPU time (CLOCK_PROCESS_CPUTIME_ID) and wall time (CLOCK_MONOTONIC) of
 // each whole decode (open to close), median and minimum over the rounds. Prints a Markdown table.
-#include "gif_read_internal.h"
+#include "gif_decoder.h"
 
 #include <gif_lib.h>
 
@@ -181,7 +181,7 @@ static int decode_a(const char *path, sums *out) {
             bytes += file[at];
         }
         memset(r.packed + bytes, 0, 8);
-        long count = gifr_lzw_decode(r.packed, bytes, file[f->data], r.indices, (size_t)f->width * (size_t)f->height,
+        long count = gif_lzw_decode(r.packed, bytes, file[f->data], r.indices, (size_t)f->width * (size_t)f->height,
                                      &r.strings);
         if (count < 0) {
             status = -1;

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The GIF decoder benchmark (bench.c: PushMedia's decoder against giflib's, issue 40), without a
-# Swift build: the GIF C files of CPushMediaShims (or of DIR) and bench.c, built with gcc into OUT
+# The GIF decoder benchmark (bench.c: PushMedia's decoder against giflib's), without a Swift
+# build: the GIF codec's C files (Sources/CGIFCodec, or DIR) and bench.c, built with gcc into OUT
 # the way Benchmarks/gifwriter/build.sh builds its harness.
 #
 #   /usr/bin/python3 Benchmarks/gifdecode/make_inputs.py            # Benchmarks/.work/gifdecode/

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The GIF writer's C harness, without a Swift build: the GIF C files of CPushMediaShims (or of
-# DIR, e.g. an older commit's copy) and harness.c, built with gcc into OUT.
+# The GIF writer's C harness, without a Swift build: the GIF codec's C files (Sources/CGIFCodec,
+# or DIR: an older commit's copy) and harness.c, built with gcc into OUT.
 #
 #   Benchmarks/gifwriter/build.sh OUT [DIR] [extra gcc flags, e.g. -fsanitize=address,undefined]
 #   OUT GIF [REPEATS [INTERFRAME_ERROR [WRITTEN.gif [REPACKED.gif]]]]

@@ -1,6 +1,6 @@
 // The GIF writer's C harness (Benchmarks/gifwriter/build.sh): a GIF through PushMedia's decoder and
 // writer (pm_gif_transcode, whole frames, every frame) and the re-packing pass; prints bytes and CPU.
-#include "PushMediaShims.h"
+#include "CGIFCodec.h"
 #include <vips/vips.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +20,8 @@ int main(int argc, char **argv) {
     int *frames = malloc(sizeof(int) * n), *delays = malloc(sizeof(int) * n);
     pm_gif_file_delays(file, delays);
     for (int i = 0; i < n; i++) frames[i] = i, delays[i] = delays[i] > 0 ? delays[i] : 100;
-    pm_gif_cut cut = {0, 0, info.width, info.height, frames, delays, n, 0, 0};
-    pm_gif_settings s = {8, 3, 0, error, 1, 3.0, 0};
+    pm_gif_cut cut = {0, 0, info.width, info.height, frames, delays, n, 0, {0}};
+    pm_gif_settings s = {8, 3, error, 1, 3.0, 0, 2};
     unsigned char *gif = NULL, *re = NULL; size_t length = 0, relen = 0;
     double t0 = cpu();
     for (int k = 0; k < reps; k++) {

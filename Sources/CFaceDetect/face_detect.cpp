@@ -6,21 +6,12 @@
 
 #include "frontal_face_model.h"
 
-// Debian's dlib/config.h turns on BLAS and LAPACK for every program that includes dlib. The face
-// detector needs neither: its one matrix routine, an SVD when the model's filters are loaded, has
-// dlib's own implementation, which gives the same filters (the same boxes and scores, checked on
-// the face benchmark set). Without them the binary does not load liblapack/libblas, which on a
-// machine whose BLAS is OpenBLAS started threads at start-up (about 25 ms per process) that then
-// spun beside the search. config.h has no include guard, so the two headers that include it
-// (both guarded) come first, then the switches go.
-#include <dlib/assert.h>
-#include <dlib/test_for_odr_violations.h>
-#undef DLIB_USE_BLAS
-#undef DLIB_USE_LAPACK
+#include "face_dlib.h"
+#include "face_entry.h"
 
 #include <dlib/base64.h>
-#include <dlib/image_processing/frontal_face_detector.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,16 +19,10 @@
 #include <new>
 
 #define PM_FACE_SEARCH_ENTRY search_portable
-#define PM_FACE_FILTERS_ENTRY compare_filters_portable
-#define PM_FACE_FEATURES_ENTRY compare_features_portable
 #define PM_FACE_REGIONS_ENTRY search_regions_portable
 #include "face_search.h"
 
 namespace {
-
-void set_error(char *error, size_t size, const char *message) {
-    if (error && size > 0) std::snprintf(error, size, "%s", message);
-}
 
 // dlib's model, serialised, from the base64 in frontal_face_model.h (~3 ms). dlib's own
 // get_frontal_face_detector() first undoes an arithmetic-coder compression, 0.5-1.4 s of CPU.
@@ -81,12 +66,8 @@ extern "C" int pm_face_search_build(pm_face_search_choice choice) {
 
 namespace {
 
-// Whether `image` names pixels the entry points may read: a size, a band inside its pixels, rows
-// at least as long as their pixels. The one check of every entry point's image.
-bool readable(const pm_face_image *image) {
-    return image && image->pixels && image->width > 0 && image->height > 0 && image->bands > 0 && image->band >= 0 &&
-           image->band < image->bands && image->stride >= image->width * image->bands;
-}
+using pm_face_entry::readable;
+using pm_face_entry::set_error;
 
 /// Runs `portable` or `avx2` (each returning a count, or -1) as the build `choice` picks, with
 /// C++ failures turned into -1 and a message in `error`: the one way either build is entered.
@@ -119,107 +100,58 @@ auto with_build(pm_face_search_choice choice, char *error, size_t error_size, Po
 #define PM_AVX2_BUILD(call) (-1)
 #endif
 
-/// The comparisons' way in (with_build): the count `portable` or `avx2` returns, or -1 with
-/// `differ` when it found the two steps' outputs of different shapes.
-template <typename Portable, typename AVX2>
-long compare_in_build(pm_face_search_choice choice, const char *differ, char *error, size_t error_size,
-                      Portable portable, AVX2 avx2) {
-    auto reported = [&](long compared) {
-        if (compared < 0) set_error(error, error_size, differ);
-        return compared;
-    };
-    return with_build(
-        choice, error, error_size, [&] { return reported(portable()); }, [&] { return reported(avx2()); });
-}
-
 } // namespace
 
-extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, long search_area,
-                                    pm_face_box *faces, int capacity, int *searched_width, int *searched_height,
+extern "C" int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, int proxy_width,
+                                    int proxy_height, double minimum_score, pm_face_box *faces, int capacity,
                                     char *error, size_t error_size) {
-    if (!readable(image) ||
-        search_area <= 0 || capacity < 0 || (capacity > 0 && !faces) || !searched_width || !searched_height) {
+    if (!readable(image) || proxy_width < 1 || proxy_width > image->width || proxy_height < 1 ||
+        proxy_height > image->height || !std::isfinite(minimum_score) || capacity < 0 || (capacity > 0 && !faces)) {
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
     return with_build(
         choice, error, error_size,
-        [&] { return pm_face_search::search_portable(*image, search_area, faces, capacity, searched_width, searched_height); },
+        [&] { return pm_face_search::search_portable(*image, proxy_width, proxy_height, minimum_score, faces, capacity); },
         [&] {
             return PM_AVX2_BUILD(
-                pm_face_search::search_avx2(*image, search_area, faces, capacity, searched_width, searched_height));
+                pm_face_search::search_avx2(*image, proxy_width, proxy_height, minimum_score, faces, capacity));
         });
 }
 
-extern "C" int pm_detect_faces(const pm_face_image *image, long search_area, pm_face_box *faces, int capacity,
-                               int *searched_width, int *searched_height, char *error, size_t error_size) {
-    return pm_detect_faces_with(PM_FACE_SEARCH_AUTOMATIC, image, search_area, faces, capacity, searched_width,
-                                searched_height, error, error_size);
+extern "C" int pm_detect_faces(const pm_face_image *image, int proxy_width, int proxy_height, double minimum_score,
+                               pm_face_box *faces, int capacity, char *error, size_t error_size) {
+    return pm_detect_faces_with(PM_FACE_SEARCH_AUTOMATIC, image, proxy_width, proxy_height, minimum_score, faces,
+                                capacity, error, error_size);
 }
 
 extern "C" int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_image *image,
                                                const pm_face_region *regions, int region_count, double scale,
-                                               int levels, pm_face_box *faces, int capacity, char *error,
-                                               size_t error_size) {
+                                               int levels, double minimum_score, pm_face_box *faces, int capacity,
+                                               char *error, size_t error_size) {
     if (!readable(image) ||
-        region_count < 0 || (region_count > 0 && !regions) || !(scale > 0) || scale > 16 || levels < 0 || capacity < 0 ||
-        (capacity > 0 && !faces)) {
+        region_count < 0 || (region_count > 0 && !regions) || !(scale > 0) || scale > 16 || levels < 0 ||
+        !std::isfinite(minimum_score) || capacity < 0 || (capacity > 0 && !faces)) {
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
     return with_build(
         choice, error, error_size,
-        [&] { return pm_face_search::search_regions_portable(*image, regions, region_count, scale, levels, faces, capacity); },
         [&] {
-            return PM_AVX2_BUILD(
-                pm_face_search::search_regions_avx2(*image, regions, region_count, scale, levels, faces, capacity));
+            return pm_face_search::search_regions_portable(*image, regions, region_count, scale, levels, minimum_score,
+                                                           faces, capacity);
+        },
+        [&] {
+            return PM_AVX2_BUILD(pm_face_search::search_regions_avx2(*image, regions, region_count, scale, levels,
+                                                                     minimum_score, faces, capacity));
         });
 }
 
 extern "C" int pm_detect_faces_in_regions(const pm_face_image *image, const pm_face_region *regions, int region_count,
-                                          double scale, int levels, pm_face_box *faces, int capacity, char *error,
-                                          size_t error_size) {
+                                          double scale, int levels, double minimum_score, pm_face_box *faces,
+                                          int capacity, char *error, size_t error_size) {
     return pm_detect_faces_in_regions_with(PM_FACE_SEARCH_AUTOMATIC, image, regions, region_count, scale, levels,
-                                           faces, capacity, error, error_size);
-}
-
-extern "C" long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image,
-                                       double *largest_difference, double *largest_score, char *error,
-                                       size_t error_size) {
-    if (!readable(image) || !largest_difference || !largest_score) {
-        set_error(error, error_size, "invalid arguments");
-        return -1;
-    }
-    return compare_in_build(
-        choice, "the two steps scored different areas", error, error_size,
-        [&] { return pm_face_search::compare_filters_portable(*image, largest_difference, largest_score); },
-        [&] { return PM_AVX2_BUILD(pm_face_search::compare_filters_avx2(*image, largest_difference, largest_score)); });
-}
-
-extern "C" long pm_face_features_compare(pm_face_search_choice choice, const pm_face_image *image, int cell_size,
-                                         double *largest_difference, double *largest_feature, char *error,
-                                         size_t error_size) {
-    if (!readable(image) || cell_size < 1 || !largest_difference || !largest_feature) {
-        set_error(error, error_size, "invalid arguments");
-        return -1;
-    }
-    return compare_in_build(
-        choice, "the two steps made features of different shapes", error, error_size,
-        [&] {
-            return pm_face_search::compare_features_portable(*image, cell_size, largest_difference, largest_feature);
-        },
-        [&] {
-            return PM_AVX2_BUILD(
-                pm_face_search::compare_features_avx2(*image, cell_size, largest_difference, largest_feature));
-        });
-}
-
-extern "C" int pm_face_model_is_dlibs(void) {
-    try {
-        return embedded_model() == dlib::get_serialized_frontal_faces() ? 1 : 0;
-    } catch (...) {
-        return -1;
-    }
+                                           minimum_score, faces, capacity, error, error_size);
 }
 
 extern "C" int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell *cells, int columns, int rows,

@@ -1,88 +1,16 @@
 // The face search (face_search.h) built with AVX2 and FMA, for pm_detect_faces to run on CPUs
 // that have them: dlib's vector types (simd8f) then use 256-bit registers, and the search takes
 // about a third fewer instructions (docs/benchmarks/faces.md). The package builds for any x86-64,
-// so this file is compiled with the target's flags and only its own code asks for AVX2:
-// - Every library header dlib needs is included first, outside the AVX2 region, so the C++
-//   library's inline functions and templates keep the flags of the rest of the binary. Were one
-//   compiled with AVX2 here, the linker could keep that copy for all callers, and a CPU without
-//   AVX2 would fault in it.
-// - Inside the region, `dlib` is a macro for `pm_dlib_avx2`: this build of dlib's templates has
-//   names of its own, so the linker never merges it with face_detect.cpp's. dlib's C-linkage
-//   build checks (test_for_odr_violations.h) keep their names and still reach libdlib.a.
-// - Everything declared in the region is compiled for AVX2 and FMA (clang's attribute pragma);
-//   dlib's headers see DLIB_HAVE_AVX as they would under -mavx2.
+// so this file is compiled with the target's flags and only its own code asks for AVX2: how is
+// face_avx2_begin.h's.
 #if defined(__x86_64__)
 
-// What dlib's detector headers include from outside dlib (clang++ -H, dlib 19.24).
-#include <algorithm>
-#include <array>
-#include <cassert>
-#include <cctype>
-#include <chrono>
-#include <climits>
-#include <cmath>
-#include <complex>
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <ctime>
-#include <deque>
-#include <forward_list>
-#include <fstream>
-#include <functional>
-#include <future>
-#include <iomanip>
-#include <iostream>
-#include <iterator>
-#include <limits>
-#include <list>
-#include <map>
-#include <memory>
-#include <numeric>
-#include <optional>
-#include <queue>
-#include <set>
-#include <sstream>
-#include <stack>
-#include <string>
-#include <thread>
-#include <unordered_map>
-#include <unordered_set>
-#include <utility>
-#include <variant>
-#include <vector>
-#include <cpuid.h>
-#include <immintrin.h>
-#include <stddef.h>
-#include <sys/time.h>
-
-// The shared tap tables (plain C, compiled once): declared outside the AVX2 region too.
-#include "CResample.h"
-
-#define DLIB_HAVE_SSE2
-#define DLIB_HAVE_SSE3
-#define DLIB_HAVE_SSE41
-#define DLIB_HAVE_AVX
-#define DLIB_HAVE_AVX2
-#define dlib pm_dlib_avx2
-
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-
-// As in face_detect.cpp: no BLAS or LAPACK.
-#include <dlib/assert.h>
-#include <dlib/test_for_odr_violations.h>
-#undef DLIB_USE_BLAS
-#undef DLIB_USE_LAPACK
-
-#include <dlib/image_processing/frontal_face_detector.h>
+#include "face_avx2_begin.h"
 
 #define PM_FACE_SEARCH_ENTRY search_avx2
-#define PM_FACE_FILTERS_ENTRY compare_filters_avx2
-#define PM_FACE_FEATURES_ENTRY compare_features_avx2
 #define PM_FACE_REGIONS_ENTRY search_regions_avx2
 #include "face_search.h"
 
-#pragma clang attribute pop
+#include "face_avx2_end.h"
 
 #endif

@@ -37,7 +37,7 @@ public enum PushMediaMain {
     ///   tests' `pushmedia-testing` passes its gates, and item processes it starts anew (its own
     ///   binary again) make theirs the same way.
     public static func main(hooks: (any ItemHooks)? = nil) -> Never {
-        NativeLibraries.limitMemoryArenas()
+        ProcessControl.limitMemoryArenas()
         let command: ParsableCommand
         do {
             command = try PushMediaCommand.parseAsRoot()

@@ -6,7 +6,7 @@ extension Profile {
     /// at most 1 MiB.
     ///
     /// The per-attachment budgets derive from this, never above ``Profile/budgets`` or Apple's
-    /// limits: see `DeliveryBudget` in PushMedia and the README's budget section.
+    /// limits: see `DeliveryBudget` in PushMedia and docs/usage.md's budget section.
     public struct Delivery: Codable, Sendable, Equatable {
         /// The slow link the target is set for, in bits per second (default 1 Mbit/s).
         public var linkBitsPerSecond: Int

@@ -50,7 +50,7 @@ struct UniformJobWrite: Sendable, Hashable {
         next.leaseOwner = leaseOwner
         next.leaseExpiresAt = leaseExpiresAt
         next.updatedAt = updatedAt
-        // Not `if let finish { … }`: built with -O by Swift 6.3.1, that binding (and `guard let`,
+        // Not `if let finish { … }`: built with -O, that binding (and `guard let`,
         // `switch`) kept one extra reference to the result, so every succeeded job's result (a
         // manifest item, ~1.5 KB) stayed in memory until the process ended: +1.2 MB over a
         // 1,000-image batch, without bound in a worker. Debug builds do not do it; the queue

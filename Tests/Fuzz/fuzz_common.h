@@ -4,7 +4,9 @@
 #ifndef PUSHMEDIA_FUZZ_COMMON_H
 #define PUSHMEDIA_FUZZ_COMMON_H
 
-#include "PushMediaShims.h"
+#include "CGIFCodec.h"
+#include "CReduce.h"
+#include "CVipsShims.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -38,7 +38,7 @@ static VipsImage *cut_frame(VipsImage *stacked, int page, const cut_choice *c, i
 }
 
 static void check_proxies(pm_gif_file *file, VipsImage *stacked, int page, const cut_choice *c, int factor) {
-    const pm_gif_cut cut = {c->left, c->top, c->width, c->height, c->frames, NULL, c->count, 0, 0};
+    const pm_gif_cut cut = {c->left, c->top, c->width, c->height, c->frames, NULL, c->count, 0, {0}};
     VipsImage *proxies = NULL;
     const int status = pm_gif_proxies(file, &cut, factor, &proxies);
     PMF_SAY("pm_gif_proxies(%d,%d %dx%d, %d frames from %d, factor %d): %d\n", c->left, c->top, c->width, c->height,
@@ -90,7 +90,7 @@ static void check_proxies(pm_gif_file *file, VipsImage *stacked, int page, const
 
 static void check_transcode(pm_gif_file *file, VipsImage *stacked, int page, const cut_choice *c,
                             const pm_gif_settings *settings, int loop) {
-    const pm_gif_cut cut = {c->left, c->top, c->width, c->height, c->frames, c->delays, c->count, loop, 0};
+    const pm_gif_cut cut = {c->left, c->top, c->width, c->height, c->frames, c->delays, c->count, loop, {0}};
     unsigned char *direct = NULL;
     size_t direct_length = 0;
     const int status = pm_gif_transcode(file, &cut, settings, &direct, &direct_length);
@@ -117,7 +117,7 @@ static void check_transcode(pm_gif_file *file, VipsImage *stacked, int page, con
     vips_image_set_int(timed, "loop", loop);
     unsigned char *expected = NULL;
     size_t expected_length = 0;
-    const int expected_status = pm_gif_write(timed, settings, &expected, &expected_length);
+    const int expected_status = pm_gif_write(timed, settings, (pm_deadline){0}, &expected, &expected_length);
     g_object_unref(timed);
 
     if (status != expected_status || direct_length != expected_length ||
@@ -186,18 +186,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const pm_gif_settings settings = {
             .bitdepth = 2 + (int)((hash >> 52) % 7),
             .effort = 1 + (int)((hash >> 55) % 3),
-            .dither = 0,
             .interframe_maxerror = errors[(hash >> 57) % 3],
             .reuse = (int)((hash >> 59) & 1),
             .interpalette_maxerror = 3,
             .give_up_bytes = (hash >> 60) == 0 ? 64 + (size_t)((hash >> 20) % 512) : 0,
+            .give_up_after_frames = 2,
         };
         check_transcode(file, stacked, page, &c, &settings, (int)((hash >> 61) % 3));
     }
     // A cut outside the screen or frames out of order: refused with an error, never read.
     const int backwards[2] = {count > 1 ? 1 : 0, 0};
-    const pm_gif_cut outside = {1, 0, screen_width, screen_height, backwards, NULL, 1, 0, 0};
-    const pm_gif_cut reversed = {0, 0, screen_width, screen_height, backwards, NULL, 2, 0, 0};
+    const pm_gif_cut outside = {1, 0, screen_width, screen_height, backwards, NULL, 1, 0, {0}};
+    const pm_gif_cut reversed = {0, 0, screen_width, screen_height, backwards, NULL, 2, 0, {0}};
     VipsImage *refused = NULL;
     if (pm_gif_proxies(file, &outside, 1, &refused) != -1 || refused) pmf_fail("pm_gif_proxies read a cut outside the screen");
     if (pm_gif_proxies(file, &reversed, 1, &refused) != -1 || refused) pmf_fail("pm_gif_proxies read frames out of order");

@@ -1,5 +1,5 @@
 // Harness gif_repack: the lossless GIF re-packing pass (pm_gif_repack: gif_repack.c,
-// gif_bytes.c, gif_palette.c, gif_lzw.c, with giflib) on any bytes, in memory.
+// gif_repack_read.c, gif_repack_palette.c, gif_lzw.c, gif_buffer.c, with giflib) on any bytes, in memory.
 //
 // Checks: the status is 0, 1 or -1, with bytes only for 0; re-packed bytes are fewer than the
 // input's (what 0 promises) and giflib reads them again (re-packing them is not -1); and every

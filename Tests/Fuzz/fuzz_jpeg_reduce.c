@@ -1,11 +1,11 @@
-// Harness jpeg_reduce: the still-JPEG decode and reduce (pm_jpeg_decode_reduced: jpeg_reduce.c,
-// vips_reduce.c, CResample) on any bytes.
+// Harness jpeg_reduce: the still-JPEG decode and reduce (pm_jpeg_decode_reduced: CReduce's
+// jpeg_reduce.c and reduce_lanczos.c, CResample) on any bytes.
 //
 // As PushMedia calls it: libvips' jpegload opens the file first (its header, with the shrink),
 // and only an 8-bit sRGB (3 bands) or B_W (1 band) image goes on. The shrink (1, 2, 4 or 8, no
 // larger than the shorter side, as PushMedia's shrinkFactor keeps it) and the output size (from
 // the image's size down to a 16th of it on each side) follow a hash of the input, so mutations
-// try other ones. No time limit (remaining_ns 0).
+// try other ones. No deadline.
 //
 // Checks: the plain C loops (allow_vector 0) and the vector ones (1) give the same status and,
 // on 0, the same image, byte for byte; an output of the image's own size (no reduction) is the
@@ -31,7 +31,8 @@ static int decode(int fd, VipsImage *like, int shrink, int width, int height, in
     char message[256];
     memset(message, 'x', sizeof message);
     *out = NULL;
-    int status = pm_jpeg_decode_reduced(fd, like, shrink, width, height, 0, allow_vector, out, message, sizeof message);
+    int status = pm_jpeg_decode_reduced(fd, like, shrink, width, height, (pm_deadline){0}, allow_vector, out, message,
+                                        sizeof message);
     if (status != 0 && status != 1 && status != -1) pmf_fail("pm_jpeg_decode_reduced returned %d", status);
     if ((status == 0) != (*out != NULL)) pmf_fail("pm_jpeg_decode_reduced returned %d, image %p", status, (void *)*out);
     if (!memchr(message, 0, sizeof message)) pmf_fail("pm_jpeg_decode_reduced left its message unterminated");
@@ -62,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = pmf_write_file(data, size, ".jpg");
 
     // The stored size: PushMedia's shrinkFactor never picks a factor above the shorter side
-    // (libvips 8.14 aborts on such an image), nor does this harness.
+    // (libvips aborts on such an image), nor does this harness.
     VipsImage *header = NULL;
     if (vips_jpegload(path, &header, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL)) return 0;
     const int stored_width = header->Xsize, stored_height = header->Ysize;

@@ -90,18 +90,31 @@ struct AnimationTests {
         #expect((item.delivery?.bytes ?? .max) <= Profile.default.delivery.notificationBytes)
     }
 
-    @Test("a pass stopped at a deadline lets its decode go when it ends, not when the deadline comes")
-    func killTimerReleasesTheImage() throws {
-        try Vips.start()
-        weak var released: Vips.Image?
-        try {
-            let image = try Vips.Image.noise(width: 64, height: 64)
-            released = image
-            // The item's deadline, far away: its cancelled timer must not keep the image.
-            let mean = try image.killed(at: .now + .seconds(600)) { try image.deviation() }
-            #expect(mean > 0)
-        }()
-        #expect(released == nil)
+    @Test("every pass over frames libvips decodes stops at the animation's deadline: the writer, a frame, the proxies")
+    func libvipsFramesStopAtTheDeadline() throws {
+        let path = try Fixtures.url("graphics/animated.gif").path
+        func animation(_ deadline: Deadline) throws -> Animation {
+            // As the decode stage opens a GIF through libvips: the decode carries the deadline.
+            let open = { () throws -> Vips.Image in
+                let decoded = try Vips.Image.thumbnail(
+                    from: Vips.Source(path: path), width: 4096, height: 4096, allPages: true, colourManaged: false)
+                decoded.stopEvaluation(at: deadline)
+                return try decoded.srgb8()
+            }
+            let header = try open()
+            let frames = header.height / header.pageHeight
+            return Animation(
+                frames: .decode(open), frameSize: PixelSize(width: header.width, height: header.pageHeight),
+                delays: Array(repeating: 100, count: frames), loop: 0, deadline: deadline)
+        }
+        let passed = try animation(.now - .seconds(1))
+        #expect(throws: Vips.Error.self) { try passed.gifData(GIFSettings(paletteBits: 8)) }
+        #expect(throws: Vips.Error.self) { try passed.frame(1) }
+        #expect(throws: Vips.Error.self) { try passed.proxies([0, 1], longSide: 16) }
+        let later = try animation(.now + .seconds(600))
+        #expect(try later.gifData(GIFSettings(paletteBits: 8)).data.count > 0)
+        #expect(try later.frame(1).width == later.size.width)
+        #expect(try later.proxies([0, 1], longSide: 16).count == 2)
     }
 }
 

@@ -1,5 +1,5 @@
-import CPushMediaShims
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaModel
 import PushMediaTesting

@@ -70,7 +70,7 @@ struct CommandLineTests {
         #expect(result.error.contains("sise"))
     }
 
-    @Test("a profile value that used to crash (issue 39) is a usage error naming it, for process and enqueue", arguments: [
+    @Test("a profile value that could trap is a usage error naming it, for process and enqueue", arguments: [
         ("jpeg: {quality: 0}\n", "jpeg.quality must be in 1…100, got 0"),
         ("audio:\n  bitRate: 0\n", "audio.bitRate"),
         ("delivery: {seconds: .nan}\n", "delivery.seconds"),

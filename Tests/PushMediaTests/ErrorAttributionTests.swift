@@ -11,7 +11,7 @@ import Testing
 struct ErrorAttributionTests {
     /// Runs `body` through `Vips.attributed`, counting its runs; the error it ended with, if any.
     static func attributed(
-        until deadline: ContinuousClock.Instant? = nil, _ body: () throws -> Void
+        until deadline: Deadline? = nil, _ body: () throws -> Void
     ) -> (runs: Int, error: (any Error)?) {
         var runs = 0
         do {

@@ -43,7 +43,7 @@ struct FFmpegLoadingTests {
         #expect(manifest.items.count == 2 && manifest.items.allSatisfy { $0.status == .ok })
     }
 
-    @Test("a movie opens them, and is processed as before")
+    @Test("a movie opens them, and is processed")
     func movieOpensThem() throws {
         let result = try Self.loads(["probe", Fixtures.url("video/black-start.mp4").path])
         #expect(result.status == 0, "exit \(result.status): \(result.error.suffix(500))")

@@ -1,6 +1,6 @@
 import CFaceDetect
-import CPushMediaShims
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaModel
 import PushMediaTesting

@@ -60,7 +60,7 @@ struct FaceSearchPlanTests {
         let group = PixelRect(x: 20, y: 30, width: 30, height: 6)
         let lines = [PixelRect(x: 100, y: 10, width: 120, height: 1), PixelRect(x: 150, y: 0, width: 1, height: 75)]
         let size = PixelSize(width: 1800, height: 600)
-        let first = FaceDetector.proxyScale(of: size)
+        let first = FaceSearchSettings.proxyScale(of: size)
         let map = Self.map(225, 75, skin: [group] + lines, photo: [photo] + lines)
         let plan = try #require(FaceSearchPlan.plan(cells: map, image: size, firstScale: first, smallestFace: 30, budget: 10_000_000))
         #expect(plan.regions == [PixelRect(x: 20 * 8, y: 30 * 8, width: 30 * 8, height: 6 * 8)])
@@ -239,7 +239,7 @@ struct FaceSearchPlanTests {
     func firstLook() throws {
         // A 1800×600 decode of a 2400×800 banner: a photo of 600×600 px on the left (75×75 cells).
         let size = PixelSize(width: 1800, height: 600)
-        let scale = FaceDetector.proxyScale(of: size)
+        let scale = FaceSearchSettings.proxyScale(of: size)
         let banner = Self.photo(225, 75, textured: [PixelRect(x: 0, y: 0, width: 75, height: 75)])
         guard case .regions(let plan) = FaceSearchPlan.firstLook(cells: banner, image: size, scale: scale) else {
             Issue.record("a banner with a photo on one side is read whole")
@@ -279,7 +279,7 @@ struct FaceSearchPlanTests {
                 patches.append(PixelRect(x: x, y: y, width: Int.random(in: 1...(columns - x), using: &rng), height: Int.random(in: 1...(rows - y), using: &rng)))
             }
             let map = Self.photo(columns, rows, textured: patches)
-            let scale = FaceDetector.proxyScale(of: size)
+            let scale = FaceSearchSettings.proxyScale(of: size)
             guard case .regions(let plan) = FaceSearchPlan.firstLook(cells: map, image: size, scale: scale) else { continue }
             sawRegions += plan.regions.isEmpty ? 0 : 1
             #expect(plan.scale == scale)

@@ -1,12 +1,13 @@
-import CPushMediaShims
+import CGIFCodec
 import CVips
+import CVipsShims
 import Foundation
 import Testing
 
 @testable import PushMedia
 
-/// Issue 16: PushMedia's own GIF decoder (`pm_gif_load`, gif_read.c). Every pixel of every frame
-/// must be what libvips 8.14's own loader (libnsgif) makes of the same file, for the GIF features
+/// PushMedia's own GIF decoder (`pm_gif_load`, gif_read.c). Every pixel of every frame
+/// must be what libvips' own loader (libnsgif) makes of the same file, for the GIF features
 /// push animations use (disposals, see-through indices, partial frames, local and missing tables,
 /// interlacing, data that ends early); files it does not take are left to libvips.
 @Suite("GIF decoder")

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PushMedia
 
-/// Issue 14 parts 3 and 4: smaller GIFs at the same look (inter-frame optimisation, no dithering,
+/// Smaller GIFs at the same look (inter-frame optimisation, no dithering,
 /// a reused palette, a frame-rate cap) and animations in bounded memory (frames decoded a few at a
 /// time, by every pass, from the file).
 @Suite("GIF encoding and memory")
@@ -40,7 +40,7 @@ struct GIFEncodingTests {
         #expect(input.frames == 100)
         let frames = try (0..<input.frames).map { try input.frame($0) }
         let animation = Animation(frames: frames, delays: input.delays, loop: 0)
-        let old = try animation.gifData(GIFSettings.legacy(paletteBits: 8)).data.count
+        let old = try animation.gifData(GIFSettings.dithered(paletteBits: 8)).data.count
         let new = try animation.gifData(GIFSettings(paletteBits: 8)).data.count
         #expect(new * 2 <= old, "new settings \(new) bytes, old \(old)")
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PushMedia
 
-/// Issue 40: a GIF output checked frame by frame against its source. The output is decoded by
+/// A GIF output checked frame by frame against its source. The output is decoded by
 /// libvips (libnsgif) and by an independent decoder (Pillow's, through /usr/bin/python3); the
 /// source by libvips, each frame cut to the attachment's rectangle and resized as the pipeline
 /// does (`Framed.cut`). Every output frame is compared with the source frame shown at the

@@ -1,11 +1,11 @@
-import CPushMediaShims
+import CPushMediaTestSupport
 import Foundation
 import PushMediaTesting
 import Testing
 
 @testable import PushMedia
 
-/// Issue 14: the GIF writer's output re-packed losslessly with giflib (frames cut to what changes, unchanged
+/// The GIF writer's output re-packed losslessly with giflib (frames cut to what changes, unchanged
 /// pixels transparent, the palette ordered for narrow LZW codes).
 @Suite("GIF re-packing")
 struct GIFRepackTests {

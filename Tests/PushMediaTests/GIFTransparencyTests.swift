@@ -4,7 +4,7 @@ import Testing
 
 @testable import PushMedia
 
-/// Issue 40: animations over see-through backgrounds look as their source does. Generated GIFs
+/// Animations over see-through backgrounds look as their source does. Generated GIFs
 /// (sprites moving over transparency under every disposal, a frame that clears to see-through,
 /// local palettes, partial, interlaced and small first frames, 1 to 300 frames) are written by
 /// PushMedia and checked frame by frame with ``GIFOracle``: decoded by libvips and by Pillow,

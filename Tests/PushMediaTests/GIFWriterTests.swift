@@ -1,12 +1,13 @@
-import CPushMediaShims
+import CPushMediaTestSupport
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaTesting
 import Testing
 
 @testable import PushMedia
 
-/// Issue 16: PushMedia's own GIF writer (`pm_gif_write`, gif_write.c), which quantises, maps and
+/// PushMedia's own GIF writer (`pm_gif_write`, gif_write.c), which quantises, maps and
 /// writes only the pixels that change. Every output is decoded by libvips' own GIF loader and
 /// compared with the frames it was made from.
 @Suite("GIF writer")
@@ -215,7 +216,7 @@ struct GIFWriterTests {
             #expect(pixel(1, 5, 5) == [0, 0, 255, 255])
             #expect(pixel(1, 2, 2)[3] == 0 && pixel(1, 12, 12)[3] == 0)
             #expect(pixel(1, 20, 8) == [255, 0, 0, 255])
-            #expect(pixel(2, 20, 8)[3] == 0, "repack \(settings.repack): the right half turned see-through (issue 40)")
+            #expect(pixel(2, 20, 8)[3] == 0, "repack \(settings.repack): the right half turned see-through")
             #expect(pixel(2, 5, 5) == [0, 0, 255, 255], "repack \(settings.repack): the square stays")
             #expect(pixel(2, 2, 2)[3] == 0)
         }

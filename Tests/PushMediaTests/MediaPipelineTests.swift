@@ -104,6 +104,32 @@ struct MediaPipelineTests {
         try Self.expectNoLeftovers(out)
     }
 
+    @Test("anamorphic video (pixels twice as wide as tall) is planned at the size it is written: square pixels, and the bit-rate ceiling of that size")
+    func anamorphic() throws {
+        let folder = try Fixtures.temporaryFolder()
+        // 640×360 stored, each pixel twice as wide as tall (in MPEG-4 part 2's own header, which
+        // iOS does not play): 1280×360 on screen.
+        let input = try MediaFactory.make(
+            "wide.avi", in: folder,
+            ["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=2", "-vf", "setsar=2", "-an", "-c:v", "mpeg4", "-q:v", "4"])
+        let source = try MediaFactory.probe(input)
+        #expect(source.video?["sample_aspect_ratio"] as? String == "2:1", "\(source.video ?? [:])")
+        let out = folder.appendingPathComponent("out")
+        let item = Self.process(input, out: out)
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        let media = try #require(item.attachment(.media))
+        #expect(media.media?.action == .transcoded)
+        let probed = try MediaFactory.probe(try Self.file(media, in: out))
+        let width = try #require(probed.video?["width"] as? Int), height = try #require(probed.video?["height"] as? Int)
+        #expect(width == 1280 && height == 360, "written \(width)×\(height)")
+        #expect(["1:1", nil].contains(probed.video?["sample_aspect_ratio"] as? String))
+        #expect(media.width == width && media.height == height)
+        // Two seconds fit the budget many times over: the rate is the ceiling, for the size written.
+        let ceiling = Int(Double(width * height) * 25 * BitRatePlan.bitsPerPixelCeiling)
+        #expect(media.media?.videoBitRate == ceiling, "planned \(media.media?.videoBitRate ?? 0) bit/s")
+        try Self.expectNoLeftovers(out)
+    }
+
     @Test("an MP4 far over 50 MB is transcoded to 720p within what the notification's delivery budget leaves")
     func hugeMP4() throws {
         let folder = try Fixtures.temporaryFolder()

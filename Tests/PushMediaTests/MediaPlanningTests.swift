@@ -155,4 +155,36 @@ struct MediaPlanningTests {
         probe.height = 1080
         try Profile.Limits().checkMedia(probe)
     }
+
+    @Test("transcode plan: square pixels from the sample aspect ratio, the long side capped, even sides, the frame rate capped or defaulted")
+    func transcodePlan() {
+        let video = Profile.Video(maxLongSide: 1280, maxFrameRate: 30)
+        func ratio(_ n: Int, _ d: Int) -> TranscodePlan.Ratio { TranscodePlan.Ratio(numerator: n, denominator: d) }
+        // PAL DV, 16:9 anamorphic: 720×576 stored, 1024×576 shown.
+        let pal = TranscodePlan.video(
+            TranscodePlan.VideoSource(width: 720, height: 576, sampleAspect: ratio(64, 45), frameRate: ratio(25, 1)), profile: video)
+        #expect(pal.size == PixelSize(width: 1024, height: 576) && pal.frameRate == .exactly(ratio(25, 1)))
+        #expect(pal.keyframeInterval == 50 && pal.minimumFrameGap == 0.9 / 30 && pal.profile == "high" && pal.preset == "veryfast")
+        // Twice as wide on screen as stored, over the long side: scaled to 1280, sides even.
+        let wide = TranscodePlan.video(
+            TranscodePlan.VideoSource(width: 1001, height: 563, sampleAspect: ratio(2, 1), frameRate: ratio(60000, 1001)), profile: video)
+        #expect(wide.size == PixelSize(width: 1280, height: 360) && wide.frameRate == .capped(30) && wide.keyframeInterval == 60)
+        // No rate from the file: 30; a tiny frame keeps 2×2.
+        let tiny = TranscodePlan.video(TranscodePlan.VideoSource(width: 1, height: 3, sampleAspect: nil, frameRate: nil), profile: video)
+        #expect(tiny.size == PixelSize(width: 2, height: 2) && tiny.frameRate == .exactly(ratio(30, 1)))
+        // Odd sides round down to even.
+        let odd = TranscodePlan.video(TranscodePlan.VideoSource(width: 641, height: 481, sampleAspect: nil, frameRate: ratio(24, 1)), profile: video)
+        #expect(odd.size == PixelSize(width: 640, height: 480))
+        let plan = TranscodePlan(video: wide, audio: nil)
+        #expect(plan.pixelsPerSecond == 1280 * 360 * 30)
+        #expect(TranscodePlan.rateControl(bitRate: 1_000_000) == (1_500_000, 2_000_000))
+    }
+
+    @Test("transcode plan: AAC keeps a sample rate it takes, else 48 kHz; stereo from two channels or more")
+    func transcodeAudio() {
+        #expect(TranscodePlan.audio(sampleRate: 44_100, channels: 6) == TranscodePlan.Audio(sampleRate: 44_100, channels: 2))
+        #expect(TranscodePlan.audio(sampleRate: 96_000, channels: 1) == TranscodePlan.Audio(sampleRate: 48_000, channels: 1))
+        #expect(TranscodePlan.audio(sampleRate: 8_000, channels: 2) == TranscodePlan.Audio(sampleRate: 8_000, channels: 2))
+        #expect(TranscodePlan.audio(sampleRate: nil, channels: nil) == TranscodePlan.Audio(sampleRate: 48_000, channels: 1))
+    }
 }

@@ -148,24 +148,23 @@ struct MediaSnifferTests {
     @Test("shrink-on-load decodes at the smallest scale that still covers the target, only where the loader can shrink")
     func shrinkOnLoad() {
         let target = PixelSize(width: 600, height: 300)
-        let jpeg = Vips.Loader.jpeg
         // libjpeg rounds up: 1199×599 halves to 600×300.
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1198, height: 599), target: target, swapsAxes: false) == 1)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1199, height: 599), target: target, swapsAxes: false) == 2)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 600), target: target, swapsAxes: false) == 2)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 4000, height: 2000), target: target, swapsAxes: false) == 4)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 8)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 40000, height: 20000), target: target, swapsAxes: false) == 8)
+        #expect(DecodePath.shrinkOnLoad(format: .jpeg, source: PixelSize(width: 1198, height: 599), target: target, swapsAxes: false) == 1)
+        #expect(DecodePath.shrinkOnLoad(format: .jpeg, source: PixelSize(width: 1199, height: 599), target: target, swapsAxes: false) == 2)
+        #expect(DecodePath.shrinkOnLoad(format: .jpeg, source: PixelSize(width: 1200, height: 600), target: target, swapsAxes: false) == 2)
+        #expect(DecodePath.shrinkOnLoad(format: .jpeg, source: PixelSize(width: 4000, height: 2000), target: target, swapsAxes: false) == 4)
+        #expect(DecodePath.shrinkOnLoad(format: .jpeg, source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 8)
+        #expect(DecodePath.shrinkOnLoad(format: .jpeg, source: PixelSize(width: 40000, height: 20000), target: target, swapsAxes: false) == 8)
         // Stored sideways (EXIF 6): 1200×4800 as stored is 4800×1200 upright, 8 times the target's
         // width and 4 times its height; read as it is stored, it is 2 times the target's width.
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 4800), target: target, swapsAxes: true) == 4)
-        #expect(jpeg.shrinkFactor(source: PixelSize(width: 1200, height: 4800), target: target, swapsAxes: false) == 2)
+        #expect(DecodePath.shrinkOnLoad(format: .jpeg, source: PixelSize(width: 1200, height: 4800), target: target, swapsAxes: true) == 4)
+        #expect(DecodePath.shrinkOnLoad(format: .jpeg, source: PixelSize(width: 1200, height: 4800), target: target, swapsAxes: false) == 2)
         // libwebp scales by any factor: the whole shrink, never an enlargement.
-        #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 8)
-        #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 1400, height: 700), target: target, swapsAxes: false) == 1400.0 / 600)
-        #expect(Vips.Loader.webp.shrinkFactor(source: PixelSize(width: 300, height: 100), target: target, swapsAxes: false) == 1)
-        for loader in [Vips.Loader.png, .gif, .heif, .tiff] {
-            #expect(loader.shrinkFactor(source: PixelSize(width: 9600, height: 4800), target: target, swapsAxes: false) == 1)
+        #expect(DecodePath.shrinkOnLoad(format: .webp, source: PixelSize(width: 4800, height: 2400), target: target, swapsAxes: false) == 8)
+        #expect(DecodePath.shrinkOnLoad(format: .webp, source: PixelSize(width: 1400, height: 700), target: target, swapsAxes: false) == 1400.0 / 600)
+        #expect(DecodePath.shrinkOnLoad(format: .webp, source: PixelSize(width: 300, height: 100), target: target, swapsAxes: false) == 1)
+        for format: MediaFormat in [.png, .gif, .heif, .avif, .tiff] {
+            #expect(DecodePath.shrinkOnLoad(format: format, source: PixelSize(width: 9600, height: 4800), target: target, swapsAxes: false) == 1)
         }
     }
 
@@ -177,7 +176,7 @@ struct MediaSnifferTests {
             let sideways = Bool.random(using: &random)
             let upright = sideways ? PixelSize(width: stored.height, height: stored.width) : stored
             let plan = ImagePlan(source: upright, profile: Profile())
-            let factor = Int(Vips.Loader.jpeg.shrinkFactor(source: stored, target: plan.decode, swapsAxes: sideways))
+            let factor = Int(DecodePath.shrinkOnLoad(format: .jpeg, source: stored, target: plan.decode, swapsAxes: sideways))
             // libjpeg's scaled size, upright.
             func decoded(_ f: Int) -> PixelSize {
                 let w = (stored.width + f - 1) / f

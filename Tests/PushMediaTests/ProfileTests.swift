@@ -12,7 +12,7 @@ struct ProfileTests {
         #expect(p.thumbnail.size == 300)
         #expect(p.expanded.maxWidth == 1200 && p.expanded.maxHeight == 600)
         #expect(p.expanded.aspect == AspectRatio(width: 2, height: 1))
-        #expect(p.crop == .smart, "faces first, else attention (issue 19)")
+        #expect(p.crop == .smart, "faces first, else attention")
         #expect(p.jpeg.quality == 80)
     }
 

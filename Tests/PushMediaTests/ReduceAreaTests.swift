@@ -1,5 +1,7 @@
-import CPushMediaShims
+import CDeadline
+import CReduce
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaModel
 import Testing
@@ -86,9 +88,9 @@ struct ReduceAreaTests {
             #expect(d.max() ?? 0 <= 6 && Double(d.reduce(0, +)) / Double(d.count) < 0.5, "\(rect): largest \(d.max() ?? 0)")
         }
         let whole = PixelRect(x: 0, y: 0, width: 400, height: 300)
-        // A deadline that passes while the rows are summed (1 ns left on entry) stops the loop.
+        // A deadline that has passed (1 ns after the call was made) stops it.
         var stopped: UnsafeMutablePointer<VipsImage>?
-        #expect(pm_reduce_area(decoded.pointer, 0, 0, 400, 300, 200, 150, 1, 1, &stopped) == -1 && stopped == nil)
+        #expect(pm_reduce_area(decoded.pointer, 0, 0, 400, 300, 200, 150, (Deadline.now + .nanoseconds(1)).native, 1, &stopped) == -1 && stopped == nil)
         #expect(Vips.takeError().contains("the time ran out"))
         #expect(throws: Vips.Error.self) { try decoded.reduced(whole, to: PixelSize(width: 200, height: 150), until: .now - .seconds(1)) }
         for (rect, size) in [
@@ -97,5 +99,15 @@ struct ReduceAreaTests {
         ] {
             #expect(throws: Vips.Error.self, "\(rect)") { try decoded.reduced(rect, to: size) }
         }
+    }
+
+    @Test("a Deadline reaches C on the clock C reads: no instant between two of Swift's is outside them")
+    func deadlineClock() {
+        let before = Deadline.now
+        let c = pm_monotonic_ns()
+        let after = Deadline.now
+        #expect(before.monotonicNanoseconds <= c && c <= after.monotonicNanoseconds)
+        #expect((Deadline.now - .seconds(1)).native.monotonic_ns > 0, "a past deadline is never C's none (0)")
+        #expect(Optional<Deadline>.none.native.monotonic_ns == 0)
     }
 }

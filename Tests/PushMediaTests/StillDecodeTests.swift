@@ -1,5 +1,6 @@
-import CPushMediaShims
+import CReduce
 import CVips
+import CVipsShims
 import Foundation
 import PushMediaModel
 import Testing
@@ -29,7 +30,7 @@ struct StillDecodeTests {
         return (Double(total) / count, largest, Double(over) / count)
     }
 
-    static let farFuture = ContinuousClock.now + .seconds(3600)
+    static let farFuture = Deadline.now + .seconds(3600)
 
     /// A grey (1-band) JPEG made from a fixture, so the plain path's grey case has a real file.
     static func greyJPEG() throws -> URL {
@@ -118,6 +119,12 @@ struct StillDecodeTests {
         let (mean, largest, _) = try Self.difference(inner(ours), inner(libvips))
         #expect(mean < 0.5 && largest <= 2, "mean \(mean), max \(largest)")
         #expect(throws: Vips.Error.self) { try image.reducedWidth(to: 299) }
+        // The plan's limit is the C's: past it the plan picks libvips' resize.
+        #expect(DecodePath.mostReduction == Int(PM_REDUCE_MOST))
+        #expect(DecodePath.reduction(eightBit: true, inMemory: true, from: PixelSize(width: 4800, height: 4), to: PixelSize(width: 300, height: 4)) == .inPlace)
+        #expect(DecodePath.reduction(eightBit: true, inMemory: true, from: PixelSize(width: 4800, height: 4), to: PixelSize(width: 299, height: 4)) == .resize)
+        #expect(DecodePath.reduction(eightBit: true, inMemory: false, from: PixelSize(width: 480, height: 4), to: PixelSize(width: 300, height: 4)) == .downThenAcross)
+        #expect(DecodePath.reduction(eightBit: false, inMemory: true, from: PixelSize(width: 480, height: 4), to: PixelSize(width: 300, height: 4)) == .resize)
         let small = try image.reduced(to: PixelSize(width: 40, height: 4))
         #expect(small.width == 40 && small.height == 4)
         // A flat grey stays that grey through libvips' box pre-shrink too.

@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 import PushMedia
 import PushMediaModel
@@ -66,7 +67,7 @@ struct TinyInputTests {
         "scripts/test's build has PushMedia's C under AddressSanitizer, so this matrix runs under it",
         .enabled(if: ProcessInfo.processInfo.environment["PUSHMEDIA_SANITIZE_C"] == "1"))
     func sanitizedWhenAsked() {
-        #expect(NativeLibraries.isAddressSanitized)
+        #expect(pm_address_sanitized() == 1)
     }
 
     /// The size a matrix file's name gives (`…-WxH.ext`; the ordinary files', looked up).

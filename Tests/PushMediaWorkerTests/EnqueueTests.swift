@@ -3,7 +3,7 @@ import PushMediaQueue
 import PushMediaWorker
 import Testing
 
-/// `enqueue` streams: folders are walked and put on the queue a chunk at a time (issue 42).
+/// `enqueue` streams: folders are walked and put on the queue a chunk at a time.
 @Suite("Enqueue in chunks")
 struct EnqueueTests {
     /// A folder of empty files (enqueue never reads them): `root/in/a/...`.

@@ -5,7 +5,7 @@ import PushMediaQueue
 import PushMediaWorker
 import Testing
 
-/// Issue 39: a queued job whose stored profile holds a value that is not usable fails that job,
+/// A queued job whose stored profile holds a value that is not usable fails that job,
 /// once and for good, and never crashes the worker that claims it.
 @Suite("Jobs with a stored profile that is not usable")
 struct InvalidProfileJobTests {

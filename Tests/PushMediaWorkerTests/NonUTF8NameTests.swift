@@ -5,7 +5,7 @@ import PushMediaQueue
 import PushMediaWorker
 import Testing
 
-/// `pushmedia process` over files whose names are not valid UTF-8 (issue #39): every file is an
+/// `pushmedia process` over files whose names are not valid UTF-8: every file is an
 /// item, really processed (in the item processes, and `--in-process`), named by the documented
 /// escape in the manifest, the events, the preview and the queue, and a rerun resumes.
 @Suite("process: names that are not UTF-8")

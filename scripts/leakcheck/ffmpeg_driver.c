@@ -1,16 +1,15 @@
 // Drives PushMedia's FFmpeg shims (ffmpeg_shims.c, ffmpeg_reader.c, ffmpeg_remux.c, ffmpeg_transcode.c) on real files under
 // AddressSanitizer/LeakSanitizer: every path (success, damaged input, missing stream, deadline
 // passed) must free what it allocated. Built and run by scripts/leak-check.
-#include "PushMediaShims.h"
+#include "CFFmpegShims.h"
 #include <libavformat/avformat.h>
-#include <libavutil/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int failures = 0;
 
-static void reader(const char *path, const char *demuxer, int stream, int64_t deadline) {
+static void reader(const char *path, const char *demuxer, int stream, pm_deadline deadline) {
     pm_video_reader *r = NULL;
     int result = pm_video_reader_open(path, demuxer, stream, deadline, &r);
     if (result < 0) {
@@ -34,7 +33,7 @@ static void reader(const char *path, const char *demuxer, int stream, int64_t de
 
 static void probe_cover(const char *path, const char *demuxer) {
     AVFormatContext *c = NULL;
-    int result = pm_av_open(path, demuxer, av_gettime_relative() + 10000000, &c);
+    int result = pm_av_open(path, demuxer, (pm_deadline){pm_monotonic_now_ns() + 10000000000LL}, &c);
     if (result < 0) {
         printf("cover %s: open %d\n", path, result);
         return;
@@ -65,8 +64,8 @@ int main(int argc, char **argv) {
         }
         snprintf(demuxer, sizeof demuxer, "%.*s", (int)(in - argv[i]), argv[i]);
         in++;
-        int64_t later = av_gettime_relative() + 60 * 1000000LL;
-        int64_t past = av_gettime_relative() - 1;
+        pm_deadline later = {pm_monotonic_now_ns() + 60 * 1000000000LL};
+        pm_deadline past = {pm_monotonic_now_ns() - 1};
         reader(in, demuxer, 0, later);
         reader(in, demuxer, 0, past);  // deadline already passed
         reader(in, demuxer, 99, later);  // no such stream
@@ -78,9 +77,12 @@ int main(int argc, char **argv) {
         error[0] = 0;
         printf("remux past deadline %s: %d %s\n", in, pm_av_remux(in, demuxer, target, 0, 1, past, error, sizeof error), error);
 
-        pm_transcode_params p = {.video_index = 0, .audio_index = 1, .max_long_side = 160, .video_bit_rate = 300000,
-                                 .audio_bit_rate = 64000, .max_frame_rate = 15, .max_duration = 1.5, .preset = "ultrafast",
-                                 .audio_sample_rate = 0, .audio_channels = 2};
+        // A plan as PushMedia's TranscodePlan makes one: 160 px long side, 15 frames/s at most.
+        pm_transcode_params p = {.video_index = 0, .audio_index = 1, .max_duration = 1.5, .width = 160, .height = 90,
+                                 .frame_rate_num = 15, .frame_rate_den = 1, .min_frame_gap = 0.9 / 15,
+                                 .video_bit_rate = 300000, .video_max_rate = 450000, .video_buffer_size = 600000,
+                                 .gop_size = 30, .preset = "ultrafast", .profile = "high", .audio_bit_rate = 64000,
+                                 .audio_sample_rate = 48000, .audio_channels = 2};
         pm_transcode_result r;
         snprintf(target, sizeof target, "%s/transcode-%d.mp4", out, i);
         error[0] = 0;

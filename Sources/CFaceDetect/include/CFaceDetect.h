@@ -1,6 +1,7 @@
-// Frontal faces in an 8-bit greyscale image: dlib's HOG detector (compiled in, its model in
-// frontal_face_model.h, no file read at run time),
-// behind plain C so Swift sees no C++ (face_detect.cpp).
+// Frontal faces in an 8-bit image: dlib's HOG detector (compiled in, its model in
+// frontal_face_model.h, no file read at run time), behind plain C so Swift sees no C++
+// (face_detect.cpp), and the cell statistics a search is planned from. The proxy's size, the
+// regions and the lowest score reported are the caller's plan.
 #ifndef PUSHMEDIA_FACE_DETECT_H
 #define PUSHMEDIA_FACE_DETECT_H
 
@@ -12,7 +13,7 @@ extern "C" {
 #endif
 
 /// One face, in pixels of the image passed in (origin top-left), and the detector's score
-/// (higher is surer; faces scoring under 0.1 are not reported).
+/// (higher is surer; faces scoring under the caller's minimum are not reported).
 typedef struct {
     int x;
     int y;
@@ -52,21 +53,21 @@ typedef struct {
 } pm_face_image;
 
 /// Finds frontal faces in `image`, with the build PM_FACE_SEARCH_AUTOMATIC picks. The search
-/// reads a proxy: the band reduced with a triangle filter (libvips' linear kernel) to about
-/// `search_area` pixels, the shape kept (an image no larger is read as it is), then blurred with
-/// a 3-tap Gaussian (sigma 1), as dlib's model expects. Faces from about 80 px of the proxy
-/// (dlib's window) up to all of it are found; the CPU grows with the proxy's area (docs/benchmarks/faces.md). Writes the proxy's size to `searched_width` and `searched_height`, up to `capacity`
-/// faces in its pixels, largest score first, into `faces`, and returns how many were found (which
-/// may exceed `capacity`), or -1 with a message in `error` (NUL-terminated, at most `error_size`
-/// bytes). Thread-safe: each thread keeps its own detector.
-int pm_detect_faces(const pm_face_image *image, long search_area, pm_face_box *faces, int capacity,
-                    int *searched_width, int *searched_height, char *error, size_t error_size);
+/// reads a proxy of `proxy_width`×`proxy_height` (at most the image's size; the image as it is
+/// at its own size): the band reduced with a triangle filter (libvips' linear kernel), then
+/// blurred with a 3-tap Gaussian (sigma 1), as dlib's model expects. Faces from about 80 px of
+/// the proxy (dlib's window) up to all of it are found; the CPU grows with the proxy's area
+/// (docs/benchmarks/faces.md). Writes up to `capacity` faces scoring over `minimum_score`,
+/// in the proxy's pixels, largest score first, into `faces`, and returns how many were found
+/// (which may exceed `capacity`), or -1 with a message in `error` (NUL-terminated, at most
+/// `error_size` bytes). Thread-safe: each thread keeps its own detector.
+int pm_detect_faces(const pm_face_image *image, int proxy_width, int proxy_height, double minimum_score,
+                    pm_face_box *faces, int capacity, char *error, size_t error_size);
 
 /// pm_detect_faces with the build chosen (see pm_face_search_build; -1 and a message when the
 /// CPU cannot run it). For tests and benchmarks that compare the builds.
-int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, long search_area,
-                         pm_face_box *faces, int capacity, int *searched_width, int *searched_height, char *error,
-                         size_t error_size);
+int pm_detect_faces_with(pm_face_search_choice choice, const pm_face_image *image, int proxy_width, int proxy_height,
+                         double minimum_score, pm_face_box *faces, int capacity, char *error, size_t error_size);
 
 /// A rectangle of an image, in its pixels (origin top-left).
 typedef struct {
@@ -86,31 +87,17 @@ typedef struct {
 /// level is found only on a coarser one. The regions, the scale and the levels (so the pixels
 /// searched, and the CPU) are the caller's plan. Writes up to `capacity` faces, in pixels of
 /// `image`, largest score first, into `faces`, and returns how many were found (which may exceed
-/// `capacity`), or -1 with a message in `error`. Built as pm_detect_faces picks.
+/// `capacity`; scoring over `minimum_score`), or -1 with a message in `error`. Built as
+/// pm_detect_faces picks.
 int pm_detect_faces_in_regions(const pm_face_image *image, const pm_face_region *regions, int region_count,
-                               double scale, int levels, pm_face_box *faces, int capacity, char *error,
-                               size_t error_size);
+                               double scale, int levels, double minimum_score, pm_face_box *faces, int capacity,
+                               char *error, size_t error_size);
 
 /// pm_detect_faces_in_regions with the build chosen (see pm_face_search_build).
 int pm_detect_faces_in_regions_with(pm_face_search_choice choice, const pm_face_image *image,
                                     const pm_face_region *regions, int region_count, double scale, int levels,
-                                    pm_face_box *faces, int capacity, char *error, size_t error_size);
-
-/// For tests: scores every window of `image`'s band at its own size (dlib's HOG features, no
-/// proxy, no blur) with each of the model's filter banks twice, through the build `choice`'s
-/// filter step (face_search.h's, which replaces dlib's for this model) and through dlib's own.
-/// Writes the largest difference between the two and the largest score's magnitude, and returns
-/// how many scores were compared, or -1 with a message (also when the two score different areas).
-long pm_face_filters_compare(pm_face_search_choice choice, const pm_face_image *image, double *largest_difference,
-                             double *largest_score, char *error, size_t error_size);
-
-/// For tests: the HOG features of `image`'s band at its own size, in cells of `cell_size` pixels,
-/// with the scanner's padding and two others, made by the build `choice`'s feature step
-/// (face_features.h, which replaces dlib's for the images the search reads) and by dlib's own.
-/// Writes the largest difference between the two and the largest feature, and returns how many
-/// features were compared, or -1 with a message (also when the two differ in shape).
-long pm_face_features_compare(pm_face_search_choice choice, const pm_face_image *image, int cell_size,
-                              double *largest_difference, double *largest_feature, char *error, size_t error_size);
+                                    double minimum_score, pm_face_box *faces, int capacity, char *error,
+                                    size_t error_size);
 
 /// Means over one cell of an image (pm_face_cells), in 8-bit levels: what Swift plans the search
 /// from (FaceSearchPlan), deciding nothing here.
@@ -133,11 +120,6 @@ typedef struct {
 /// or -1 with a message in `error` when the arguments do not fit.
 int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell *cells, int columns, int rows, char *error,
                   size_t error_size);
-
-/// 1 when the model compiled in (frontal_face_model.h) is byte for byte the one dlib's header
-/// ships, 0 when not (regenerate it with scripts/make-face-model), -1 on error. Slow (it decodes
-/// dlib's compressed copy): for tests.
-int pm_face_model_is_dlibs(void);
 
 #ifdef __cplusplus
 }

@@ -180,6 +180,11 @@ public struct BudgetLadder: Sendable {
         }
     }
 
+    /// The frames a GIF attempt has written at least before its encoder may give up on it (with
+    /// one still to write): what was written by then is the size the ladder predicts from, and
+    /// from one frame alone (the first, written whole) it would say little of the frames after.
+    public static let giveUpAfterFrames = 2
+
     /// How many times the limit a GIF attempt may grow before its encoder gives up on it. The
     /// writer's bytes are counted before the re-packing pass, so an attempt given up could fit
     /// only if that pass removed half of them (it removes far less: ``repackReach``).
@@ -194,7 +199,9 @@ public struct BudgetLadder: Sendable {
     /// not seen in them. Nil (finish it) for stills, JPEG, PNG, and the last rung, whose exact
     /// size a failure reports.
     public var giveUpBytes: Int? {
-        guard case .gif(let frames, _, _, _) = format, frames > 2, position < sequence.count - 1 else { return nil }
+        guard case .gif(let frames, _, _, _) = format, frames > Self.giveUpAfterFrames, position < sequence.count - 1 else {
+            return nil
+        }
         return limit.multipliedReportingOverflow(by: Self.giveUpFactor).overflow ? nil : limit * Self.giveUpFactor
     }
 

@@ -47,10 +47,10 @@ struct Animation {
     /// The cuts applied to every frame, in order (none for a decode).
     var cuts: [FrameCut] = []
     /// When every pass over the frames stops (libvips' kill flag on the decode), if any.
-    var deadline: ContinuousClock.Instant?
+    var deadline: Deadline?
 
     /// An animation decoded from `frames` (frames of `frameSize`, stacked), uncut.
-    init(frames: Frames, frameSize: PixelSize, delays: [Int], loop: Int, deadline: ContinuousClock.Instant? = nil) {
+    init(frames: Frames, frameSize: PixelSize, delays: [Int], loop: Int, deadline: Deadline? = nil) {
         self.frames = frames
         self.deadline = deadline
         self.sourceSize = frameSize
@@ -76,9 +76,9 @@ struct Animation {
             return try open()
         case .gif(let file, let fit):
             let drawn = try file.frames()
-            let fitted = try fit.map { try drawn.gifFitted(width: $0.inside.width, height: $0.inside.height, colourManaged: $0.colourManaged) } ?? drawn
+            let fitted = try fit.map { try drawn.thumbnailImage(width: $0.inside.width, height: $0.inside.height, colourManaged: $0.colourManaged) } ?? drawn
             if let deadline { fitted.stopEvaluation(at: deadline) }
-            return try fitted.lazilyNormalizedToSRGB8()
+            return try fitted.srgb8()
         }
     }
 
@@ -131,12 +131,14 @@ struct Animation {
     }
 
     /// Runs `body` on lazy frames at `positions` (of ``indices``) from a fresh decode,
-    /// transformed; the decode stops at ``deadline``.
+    /// transformed; the decode stops at ``deadline`` (whatever computes the frames signals its
+    /// progress to it).
     func withFrames<T>(at positions: [Int], _ body: ([Vips.Image]) throws -> T) throws -> T {
+        // A frame computed in one piece signals its progress only once it is done.
+        if deadline?.hasPassed == true { throw Vips.Error(operation: "frames", message: "time limit reached") }
         let stacked = try openFrames()
         let cut = frameCutter(stacked)
-        let frames = try positions.map(cut)
-        return try stacked.killed(at: deadline) { try body(frames) }
+        return try withExtendedLifetime(stacked) { try body(try positions.map(cut)) }
     }
 
     /// Makes the frame at a position (of ``indices``) of `stacked` (a decode from ``open``),
@@ -162,8 +164,9 @@ struct Animation {
     func gifAttempt(scale: Double = 1, _ settings: GIFSettings) throws -> (attempt: GIFAttempt, width: Int, height: Int) {
         // Frames cut at their own size from a GIF PushMedia decodes: no libvips in between, and
         // only what moved is looked at (the same bytes).
-        if scale >= 1, settings.dither == 0, let cut = directCut {
-            return (try cut.gifAttempt(frames: indices, delays: delays, loop: loop, settings, until: deadline), cut.rect.width, cut.rect.height)
+        if scale >= 1, !settings.dithers, let cut = directCut {
+            let written = try cut.writtenGIF(frames: indices, delays: delays, loop: loop, settings, until: deadline)
+            return (written.finished(settings), cut.rect.width, cut.rect.height)
         }
         let stacked = try openFrames()
         let cut = frameCutter(stacked)
@@ -171,9 +174,7 @@ struct Animation {
             try cut(position).scaled(by: scale)
         }
         let frameHeight = joined.height / max(1, indices.count)
-        return try stacked.killed(at: deadline) {
-            try joined.killed(at: deadline) { (try joined.gifAttempt(settings), joined.width, frameHeight) }
-        }
+        return try withExtendedLifetime(stacked) { (try joined.gifAttempt(settings, until: deadline), joined.width, frameHeight) }
     }
 
     /// One frame (position in ``indices``), transformed, copied into memory.
@@ -220,4 +221,9 @@ struct GIFFileCut: Equatable, Sendable {
     var rect: PixelRect
 
     static func == (a: GIFFileCut, b: GIFFileCut) -> Bool { a.file === b.file && a.rect == b.rect }
+
+    /// Whether a box factor leaves a pixel at least on each side (libvips' round(size / factor)).
+    func proxyFactorFits(_ factor: Int) -> Bool {
+        factor >= 1 && 2 * rect.width >= factor && 2 * rect.height >= factor
+    }
 }

@@ -39,7 +39,7 @@ enum ImageEncoder {
 
     static func encode(
         _ pixels: Pixels, role: Attachment.Role, as format: OutputImageFormat, budget: Int,
-        profile: Profile, deadline: ContinuousClock.Instant
+        profile: Profile, deadline: Deadline
     ) throws -> EncodedImage {
         let hardLimit = format.attachmentType.maxBytes
         // Frames of the source, before the frame-rate cap or the ladder dropped any.
@@ -67,7 +67,7 @@ enum ImageEncoder {
         // Attempts given up part way, whose sizes are the bytes written by then.
         var givenUp: [EncodeSettings] = []
         while true {
-            if ContinuousClock.now > deadline {
+            if deadline.hasPassed {
                 throw ItemError(.timeout, "time limit reached while fitting the \(role.rawValue) into \(budget) bytes")
             }
             let giveUpAbove = ladder.giveUpBytes, repackOnly = ladder.repackBytes
@@ -124,7 +124,12 @@ enum ImageEncoder {
             let data: Data =
                 switch format {
                 case .jpeg: try scaled.jpegData(quality: settings.quality ?? profile.jpeg.quality, optimizeCoding: true)
-                case .png: try scaled.pngData(compression: profile.png.compression, paletteBits: settings.paletteBits)
+                case .png:
+                    try settings.paletteBits.map {
+                        try scaled.pngData(
+                            compression: profile.png.compression, paletteBits: $0, quality: Self.pngPaletteQuality,
+                            effort: Self.pngPaletteEffort)
+                    } ?? scaled.pngData(compression: profile.png.compression)
                 case .gif: try scaled.gifData(gifSettings(settings, repackOnly: repackOnly))
                 }
             return Rendered(data: data, bytes: data.count, width: scaled.width, height: scaled.height)
@@ -138,6 +143,11 @@ enum ImageEncoder {
     /// The GIF saver's settings for an attempt: inter-frame optimisation and no dithering (see
     /// ``GIFSettings``), with the ladder's bounds (``BudgetLadder/giveUpBytes``,
     /// ``BudgetLadder/repackBytes``).
+    /// libimagequant's target quality for a palette PNG (0…100: here the best it can do, the
+    /// palette's size being the ladder's rung) and its effort (1…10, libvips' default 7).
+    static let pngPaletteQuality = 100
+    static let pngPaletteEffort = 7
+
     static func gifSettings(_ settings: EncodeSettings, giveUpAbove: Int? = nil, repackOnly: Range<Int>? = nil) -> GIFSettings {
         var gif = GIFSettings(paletteBits: settings.paletteBits ?? 8, interframeMaxError: settings.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError)
         gif.giveUpAbove = giveUpAbove

@@ -42,3 +42,13 @@ enum Pixels {
         }
     }
 }
+
+extension Vips.Image {
+    /// Resized by `factor` (below 1: a budget ladder's rung), to whole pixels.
+    func scaled(by factor: Double) throws -> Vips.Image {
+        guard factor < 1 else { return self }
+        let newWidth = max(1, Int((Double(width) * factor).rounded()))
+        let newHeight = max(1, Int((Double(height) * factor).rounded()))
+        return try resize(horizontal: Double(newWidth) / Double(width), vertical: Double(newHeight) / Double(height))
+    }
+}

@@ -1,5 +1,5 @@
 import CFFmpeg
-import CPushMediaShims
+import CFFmpegShims
 import Foundation
 
 extension FFmpeg {
@@ -13,26 +13,24 @@ extension FFmpeg {
     /// Copies the streams (no re-encode) of `input`, opened with the demuxer for its sniffed
     /// `format`, into `output`, whose extension names the container.
     static func remux(
-        input: String, format: MediaFormat?, output: String, video: Int?, audio: Int?, deadline: ContinuousClock.Instant
+        input: String, format: MediaFormat?, output: String, video: Int?, audio: Int?, deadline: Deadline
     ) throws {
         try start()
         let demuxer = try FFmpeg.demuxer(for: format)
         var message = [CChar](repeating: 0, count: 512)
         let result = pm_av_remux(
-            input, demuxer, output, Int32(video ?? -1), Int32(audio ?? -1), microseconds(deadline), &message, message.count)
+            input, demuxer, output, Int32(video ?? -1), Int32(audio ?? -1), deadline.native, &message, message.count)
         guard result >= 0 else { throw ConversionError(code: result, description: string(message)) }
     }
 
-    /// What a transcode should write.
+    /// What one transcode attempt writes: the plan, with the attempt's bit rates and length.
     struct TranscodeSettings {
         var video: Int?
         var audio: Int?
-        var maxLongSide: Int
+        var plan: TranscodePlan
         var videoBitRate: Int
         var audioBitRate: Int
-        var maxFrameRate: Double
         var maxDuration: Double?
-        var preset: String
     }
 
     /// What a transcode wrote.
@@ -44,26 +42,45 @@ extension FFmpeg {
     }
 
     /// Decodes `input` (opened with the demuxer for its sniffed `format`) and encodes to H.264 +
-    /// AAC (MP4 with faststart) or AAC alone (M4A), by `output`'s extension.
+    /// AAC (MP4 with faststart) or AAC alone (M4A), by `output`'s extension, as `settings` say.
     static func transcode(
-        input: String, format: MediaFormat?, output: String, settings: TranscodeSettings, deadline: ContinuousClock.Instant
+        input: String, format: MediaFormat?, output: String, settings: TranscodeSettings, deadline: Deadline
     ) throws -> TranscodeResult {
         try start()
         let demuxer = try FFmpeg.demuxer(for: format)
         var message = [CChar](repeating: 0, count: 512)
         var written = pm_transcode_result()
-        let result = settings.preset.withCString { preset in
-            var params = pm_transcode_params(
-                video_index: Int32(settings.video ?? -1), audio_index: Int32(settings.audio ?? -1),
-                max_long_side: Int32(settings.maxLongSide), video_bit_rate: Int64(settings.videoBitRate),
-                audio_bit_rate: Int64(settings.audioBitRate), max_frame_rate: settings.maxFrameRate,
-                max_duration: settings.maxDuration ?? 0, preset: preset, audio_sample_rate: 0, audio_channels: 2)
-            return pm_av_transcode(input, demuxer, output, &params, microseconds(deadline), &written, &message, message.count)
+        let video = settings.video.flatMap { _ in settings.plan.video }
+        let audio = settings.plan.audio
+        let rate = video.map { rational($0.frameRate) } ?? AVRational(num: 0, den: 1)
+        let control = TranscodePlan.rateControl(bitRate: settings.videoBitRate)
+        let result = (video?.preset ?? "").withCString { preset in
+            (video?.profile ?? "").withCString { profile in
+                var params = pm_transcode_params(
+                    video_index: Int32(video == nil ? -1 : settings.video ?? -1), audio_index: Int32(settings.audio ?? -1),
+                    max_duration: settings.maxDuration ?? 0, width: Int32(video?.size.width ?? 0),
+                    height: Int32(video?.size.height ?? 0), frame_rate_num: rate.num, frame_rate_den: rate.den,
+                    min_frame_gap: video?.minimumFrameGap ?? 0, video_bit_rate: Int64(settings.videoBitRate),
+                    video_max_rate: Int64(control.maxRate), video_buffer_size: Int32(clamping: control.bufferSize),
+                    gop_size: Int32(clamping: video?.keyframeInterval ?? 0), preset: preset, profile: profile,
+                    audio_bit_rate: Int64(settings.audioBitRate), audio_sample_rate: Int32(audio?.sampleRate ?? 0),
+                    audio_channels: Int32(audio?.channels ?? 0))
+                return pm_av_transcode(input, demuxer, output, &params, deadline.native, &written, &message, message.count)
+            }
         }
         guard result >= 0 else { throw ConversionError(code: result, description: string(message)) }
         return TranscodeResult(
-            width: settings.video == nil ? nil : Int(written.width), height: settings.video == nil ? nil : Int(written.height),
+            width: video == nil ? nil : Int(written.width), height: video == nil ? nil : Int(written.height),
             frames: Int(written.frames), durationSeconds: written.duration)
+    }
+
+    /// A planned frame rate as FFmpeg takes it (a cap as its nearest ratio, `av_d2q`, with
+    /// denominators up to 1001000 for NTSC's 1000/1001 rates).
+    static func rational(_ rate: TranscodePlan.FrameRate) -> AVRational {
+        switch rate {
+        case .exactly(let ratio): AVRational(num: Int32(clamping: ratio.numerator), den: Int32(clamping: ratio.denominator))
+        case .capped(let perSecond): av_d2q(perSecond, 1_001_000)
+        }
     }
 }
 

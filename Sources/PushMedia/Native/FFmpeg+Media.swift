@@ -1,5 +1,5 @@
 import CFFmpeg
-import CPushMediaShims
+import CFFmpegShims
 import Foundation
 import PushMediaModel
 
@@ -30,11 +30,11 @@ extension FFmpeg {
         /// local files) and reads its stream info; stops with an error once `deadline` passes.
         /// Content FFmpeg is sure is another format (a playlist behind an ID3 tag, ...) is an
         /// `unsupported_type` ``ItemError``.
-        init(path: String, format: MediaFormat?, deadline: ContinuousClock.Instant) throws {
+        init(path: String, format: MediaFormat?, deadline: Deadline) throws {
             try FFmpeg.start()
             let demuxer = try FFmpeg.demuxer(for: format)
             var opened: UnsafeMutablePointer<AVFormatContext>?
-            let result = pm_av_open(path, demuxer, FFmpeg.microseconds(deadline), &opened)
+            let result = pm_av_open(path, demuxer, deadline.native, &opened)
             try FFmpeg.checkFormat(result, path: path, format: format)
             guard result >= 0, let opened else { throw FFmpeg.Error(operation: "open", code: result) }
             context = opened
@@ -47,6 +47,22 @@ extension FFmpeg {
         /// Runs `body` with the open context (nil once closed).
         func withContext<T>(_ body: (UnsafeMutablePointer<AVFormatContext>) -> T?) -> T? {
             context.flatMap(body)
+        }
+
+        /// What stream `index`'s video is, as a transcode reads it: the coded size, the sample
+        /// aspect ratio and FFmpeg's guess of the frame rate (nil when it is not a video stream).
+        func videoSource(stream index: Int) -> TranscodePlan.VideoSource? {
+            withContext { context in
+                guard index >= 0, index < Int(context.pointee.nb_streams), let stream = context.pointee.streams[index],
+                    let parameters = stream.pointee.codecpar?.pointee, parameters.codec_type == AVMEDIA_TYPE_VIDEO
+                else { return nil }
+                func ratio(_ r: AVRational) -> TranscodePlan.Ratio? {
+                    r.num > 0 && r.den > 0 ? TranscodePlan.Ratio(numerator: Int(r.num), denominator: Int(r.den)) : nil
+                }
+                return TranscodePlan.VideoSource(
+                    width: Int(parameters.width), height: Int(parameters.height),
+                    sampleAspect: ratio(parameters.sample_aspect_ratio), frameRate: ratio(av_guess_frame_rate(context, stream, nil)))
+            }
         }
 
         /// A codec tag as four printable characters, or nil when unset or unprintable.

@@ -1,5 +1,5 @@
 import CFFmpeg
-import CPushMediaShims
+import CFFmpegShims
 import Foundation
 
 extension FFmpeg {
@@ -10,11 +10,11 @@ extension FFmpeg {
 
         /// Opens stream `stream` of `path` with the demuxer for its sniffed `format`; reading
         /// stops with an error once `deadline` passes.
-        init(path: String, format: MediaFormat?, stream: Int, deadline: ContinuousClock.Instant) throws {
+        init(path: String, format: MediaFormat?, stream: Int, deadline: Deadline) throws {
             try FFmpeg.start()
             let demuxer = try FFmpeg.demuxer(for: format)
             var opened: OpaquePointer?
-            let result = pm_video_reader_open(path, demuxer, Int32(stream), FFmpeg.microseconds(deadline), &opened)
+            let result = pm_video_reader_open(path, demuxer, Int32(stream), deadline.native, &opened)
             try FFmpeg.checkFormat(result, path: path, format: format)
             guard result >= 0, let opened else { throw FFmpeg.Error(operation: "open the video decoder", code: result) }
             reader = opened
@@ -62,10 +62,5 @@ extension FFmpeg {
             guard result >= 0 else { throw FFmpeg.Error(operation: "scale", code: result) }
             return pixels
         }
-    }
-
-    /// A deadline on FFmpeg's clock (`av_gettime_relative`, microseconds).
-    static func microseconds(_ deadline: ContinuousClock.Instant) -> Int64 {
-        av_gettime_relative() + max(0, deadline.nanosecondsFromNow / 1000)
     }
 }

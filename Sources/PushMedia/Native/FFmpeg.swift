@@ -1,5 +1,5 @@
 import CFFmpeg
-import CPushMediaShims
+import CFFmpegShims
 import PushMediaModel
 
 /// FFmpeg's libraries, seen from Swift (video and audio build on this).

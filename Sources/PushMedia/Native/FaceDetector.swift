@@ -3,10 +3,10 @@ import CVips
 import PushMediaModel
 
 /// Frontal faces through dlib's HOG detector (`CFaceDetect`, compiled in, its model decoded once
-/// per process from `frontal_face_model.h`, no model file).
-/// It searches a softened grey proxy of about ``searchArea`` pixels, made in `CFaceDetect` from
-/// the image's memory: ~14 ms of CPU a case-1 photo with AVX2 (docs/benchmarks/faces.md, and
-/// docs/benchmarks/still-images.md, "The face search's filters").
+/// per process from `frontal_face_model.h`, no model file), as ``FaceSearchSettings`` and
+/// ``FaceSearchPlan`` say. It searches a softened grey proxy (``FaceSearchSettings/proxySize(of:)``),
+/// made in `CFaceDetect` from the image's memory: ~14 ms of CPU a case-1 photo with AVX2
+/// (docs/benchmarks/faces.md, and docs/benchmarks/still-images.md, "The face search's filters").
 enum FaceDetector {
     /// The build of the search that runs: dlib's templates compiled for any CPU, or for AVX2 and
     /// FMA (x86-64; a third fewer instructions, the same faces).
@@ -37,36 +37,17 @@ enum FaceDetector {
         var description: String { message }
     }
 
-    /// Whether the model compiled into `CFaceDetect` is byte for byte the one dlib's header ships
-    /// (nil when the comparison failed). Slow: it undoes dlib's own compression.
-    static var embeddedModelIsDlibs: Bool? {
-        switch pm_face_model_is_dlibs() {
-        case 1: true
-        case 0: false
-        default: nil
-        }
-    }
-
     /// Decodes the model compiled in (once per process; the first search would otherwise), by
     /// searching a one-pixel image.
     static func loadModel() {
         _ = try? search(Vips.Image.fromRGB([0, 0, 0], width: 1, height: 1))
     }
 
-    /// Faces reported at most; more are dropped (the lowest scores).
-    static let maxFaces = 32
-
-    /// Pixels of the grey proxy searched (775×581 for a 4:3 image, 1162×387 for a 3:1 banner).
-    /// dlib finds faces from about 80 px, so from 1/7 of a 4:3 image's short side and 1/5 of a
-    /// 3:1 banner's; the search's CPU grows with the area. Smaller images are searched as they are.
-    static let searchArea = 450_000
-
     /// What one search found: the faces, and the size of the proxy it read.
     struct Search {
         /// The faces as unit rects of the image, clamped inside it, surest first.
         var faces: [UnitRect]
-        /// The proxy `pm_detect_faces` made and searched (``searchArea`` pixels, or the image's
-        /// own size when smaller).
+        /// The proxy `pm_detect_faces` searched (``FaceSearchSettings/proxySize(of:)``).
         var searched: PixelSize
     }
 
@@ -76,22 +57,21 @@ enum FaceDetector {
         try search(image, build: build).faces
     }
 
-    /// Searches `image`: `pm_detect_faces` reduces the band ``searchedBand(of:)`` names to about
-    /// ``searchArea`` pixels, blurs it slightly and runs dlib's model on it.
+    /// Searches `image`: `pm_detect_faces` reduces the band ``searchedBand(of:)`` names to
+    /// ``FaceSearchSettings/proxySize(of:)``, blurs it slightly and runs dlib's model on it.
     static func search(_ image: Vips.Image, build: SearchBuild? = nil) throws -> Search {
+        let maxFaces = FaceSearchSettings.maxFaces
         var boxes = [pm_face_box](repeating: pm_face_box(), count: maxFaces)
         var message = [CChar](repeating: 0, count: 256)
-        var searchedWidth: Int32 = 0
-        var searchedHeight: Int32 = 0
+        let searched = FaceSearchSettings.proxySize(of: PixelSize(width: image.width, height: image.height))
         let count = try withSearchedImage(of: image) { request in
             return pm_detect_faces_with(
-                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, request, searchArea, &boxes, Int32(maxFaces),
-                &searchedWidth, &searchedHeight, &message, message.count)
+                build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, request, Int32(searched.width), Int32(searched.height),
+                FaceSearchSettings.minimumScore, &boxes, Int32(maxFaces), &message, message.count)
         }
         guard count >= 0 else {
             throw Failure(message: "face detection: \(String(cBuffer: message))")
         }
-        let searched = PixelSize(width: Int(searchedWidth), height: Int(searchedHeight))
         return Search(faces: unitRects(boxes.prefix(min(Int(count), maxFaces)), in: searched), searched: searched)
     }
 
@@ -99,6 +79,7 @@ enum FaceDetector {
     /// `plan.scale` times its size on `plan.levels` levels of the pyramid, as unit rects of the
     /// image, clamped inside it, surest first.
     static func search(_ image: Vips.Image, in plan: FaceSearchPlan, build: SearchBuild? = nil) throws -> [UnitRect] {
+        let maxFaces = FaceSearchSettings.maxFaces
         var boxes = [pm_face_box](repeating: pm_face_box(), count: maxFaces)
         var message = [CChar](repeating: 0, count: 256)
         let regions = plan.regions.map {
@@ -107,7 +88,8 @@ enum FaceDetector {
         let count = try withSearchedImage(of: image) { request in
             return pm_detect_faces_in_regions_with(
                 build?.choice ?? PM_FACE_SEARCH_AUTOMATIC, request, regions, Int32(regions.count), plan.scale,
-                Int32(clamping: plan.levels ?? 0), &boxes, Int32(maxFaces), &message, message.count)
+                Int32(clamping: plan.levels ?? 0), FaceSearchSettings.minimumScore, &boxes, Int32(maxFaces), &message,
+                message.count)
         }
         guard count >= 0 else {
             throw Failure(message: "face detection: \(String(cBuffer: message))")
@@ -115,13 +97,11 @@ enum FaceDetector {
         return unitRects(boxes.prefix(min(Int(count), maxFaces)), in: PixelSize(width: image.width, height: image.height))
     }
 
-    /// Pixels of the image across and down one cell of ``cells(of:)``.
-    static let cell = 8
-
-    /// The statistics of `image`'s cells of ``cell`` pixels (the last row and column hold the
+    /// The statistics of `image`'s cells of ``FaceSearchSettings/cell`` pixels (the last row and column hold the
     /// remainder), read in one pass by `pm_face_cells`: what ``FaceSearchPlan`` plans both looks
     /// from. An image that is not 8-bit sRGB is read as the grey band the search reads (no skin).
     static func cells(of image: Vips.Image) throws -> FaceSearchPlan.CellMap {
+        let cell = FaceSearchSettings.cell
         let columns = (image.width + cell - 1) / cell
         let rows = (image.height + cell - 1) / cell
         var stats = [pm_face_cell](repeating: pm_face_cell(), count: columns * rows)
@@ -139,12 +119,6 @@ enum FaceDetector {
                     red: Double($0.red), green: Double($0.green), blue: Double($0.blue), chroma: Double($0.chroma),
                     deviation: Double($0.deviation))
             })
-    }
-
-    /// How many proxy pixels the whole-image search reads per pixel of an image of `size` (1 for an
-    /// image of ``searchArea`` pixels or fewer), as `pm_detect_faces` scales it.
-    static func proxyScale(of size: PixelSize) -> Double {
-        min(1, (Double(searchArea) / (Double(size.width) * Double(size.height))).squareRoot())
     }
 
     /// `boxes` in pixels of an image of `size` as unit rects of it, clamped inside it.

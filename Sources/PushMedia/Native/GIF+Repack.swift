@@ -1,4 +1,4 @@
-import CPushMediaShims
+import CGIFCodec
 import Foundation
 
 /// A lossless second pass over the GIFs PushMedia writes (`pm_gif_write`, or libvips' cgif saver), with giflib

@@ -1,4 +1,4 @@
-import CPushMediaShims
+import CGIFCodec
 import CVips
 import Foundation
 import PushMediaModel

@@ -1,4 +1,4 @@
-import CPushMediaShims
+import CGIFCodec
 import CVips
 import Foundation
 
@@ -6,17 +6,17 @@ import Foundation
 /// by the GIF writer (`pm_gif_transcode`, gif_transcode.c), shrunk into proxies or copied as one
 /// frame (`pm_gif_proxies`, gif_proxies.c). Both look only where the frames drawn since the last
 /// one may differ, and make what the libvips path makes from the decoder's image cut the same
-/// way (``Vips/Image/gifData(_:)``, `vips_shrink`). The cut is one ``Animation/directCut`` chose
+/// way (``Vips/Image/writtenGIF(_:until:)``, `vips_shrink`). The cut is one ``Animation/directCut`` chose
 /// from the file's size and frames; each stops with an error at `deadline`.
 extension GIFFileCut {
     /// The frames at `frames` (increasing source indices), each shown `delays` milliseconds, as
-    /// a GIF with `settings` (undithered), re-packed unless the settings say otherwise; given up
-    /// part way past ``GIFSettings/giveUpAbove``.
-    func gifAttempt(
-        frames: [Int], delays: [Int], loop: Int, _ settings: GIFSettings, until deadline: ContinuousClock.Instant?
+    /// PushMedia's writer writes them with `settings` (undithered); given up part way past
+    /// ``GIFSettings/giveUpAbove``. Not re-packed.
+    func writtenGIF(
+        frames: [Int], delays: [Int], loop: Int, _ settings: GIFSettings, until deadline: Deadline?
     ) throws -> GIFAttempt {
-        precondition(settings.dither == 0, "the writer does not dither")
-        var native = settings.native
+        precondition(!settings.dithers, "the writer does not dither")
+        var native = settings.writer
         var bytes: UnsafeMutablePointer<UInt8>?
         var length = 0
         let status = withNative(frames: frames, delays: delays, loop: loop, until: deadline) { file, cut in
@@ -25,7 +25,7 @@ extension GIFFileCut {
         switch status {
         case 0:
             guard let bytes else { throw Vips.Error(operation: "gif_write", message: "no GIF written") }
-            return .gif(settings.finished(Data(bytesNoCopy: bytes, count: length, deallocator: .free)))
+            return .gif(Data(bytesNoCopy: bytes, count: length, deallocator: .free))
         case 2: return .gaveUp(bytesWritten: length)
         default: throw Vips.Error(operation: "gif_write", message: Vips.takeError())
         }
@@ -34,7 +34,7 @@ extension GIFFileCut {
     /// The frames at `frames` (increasing source indices), each box-averaged by `factor` (1: as
     /// they are) as libvips' shrink makes it, stacked top to bottom in memory. `factor` leaves a
     /// pixel at least (``proxyFactorFits(_:)``).
-    func proxies(frames: [Int], factor: Int, until deadline: ContinuousClock.Instant?) throws -> Vips.Image {
+    func proxies(frames: [Int], factor: Int, until deadline: Deadline?) throws -> Vips.Image {
         var image: UnsafeMutablePointer<VipsImage>?
         let status = withNative(frames: frames, delays: nil, loop: 0, until: deadline) { file, cut in
             pm_gif_proxies(file, cut, Int32(clamping: factor), &image)
@@ -43,34 +43,27 @@ extension GIFFileCut {
         return Vips.Image(owning: image)
     }
 
-    /// Whether a box factor leaves a pixel at least on each side (libvips' round(size / factor)).
-    func proxyFactorFits(_ factor: Int) -> Bool {
-        factor >= 1 && 2 * rect.width >= factor && 2 * rect.height >= factor
-    }
-
     /// The frame at `frame` (a source index) as it is, in memory: the decoder draws up to it and
     /// the cut is copied from its canvas (`pm_gif_proxies` at factor 1).
-    func frame(_ frame: Int, until deadline: ContinuousClock.Instant?) throws -> Vips.Image {
+    func frame(_ frame: Int, until deadline: Deadline?) throws -> Vips.Image {
         try proxies(frames: [frame], factor: 1, until: deadline)
     }
 
-    /// `body` with the file and this cut as C takes it (`pm_gif_cut`); the deadline as
-    /// g_get_monotonic_time() microseconds (0: none).
+    /// `body` with the file and this cut as C takes it (`pm_gif_cut`).
     private func withNative(
-        frames: [Int], delays: [Int]?, loop: Int, until deadline: ContinuousClock.Instant?,
+        frames: [Int], delays: [Int]?, loop: Int, until deadline: Deadline?,
         _ body: (OpaquePointer, UnsafePointer<pm_gif_cut>) -> Int32
     ) -> Int32 {
         let frames32 = frames.map { Int32(clamping: $0) }
         let delays32 = delays?.map { Int32(clamping: $0) }
         let count = min(frames.count, delays?.count ?? frames.count)
-        let microseconds = deadline.map { g_get_monotonic_time() + gint64(max(1, $0.nanosecondsFromNow / 1000)) } ?? 0
         return file.withHandle { file in
             frames32.withUnsafeBufferPointer { frames in
                 (delays32 ?? []).withUnsafeBufferPointer { delays in
                     var cut = pm_gif_cut(
                         left: Int32(rect.x), top: Int32(rect.y), width: Int32(rect.width), height: Int32(rect.height),
                         frames: frames.baseAddress, delays: delays32 == nil ? nil : delays.baseAddress, count: Int32(count),
-                        loop: Int32(clamping: loop), deadline: microseconds)
+                        loop: Int32(clamping: loop), deadline: deadline.native)
                     return body(file, &cut)
                 }
             }

@@ -1,11 +1,11 @@
-import CPushMediaShims
+import CVipsShims
 import CVips
 import Foundation
 
 extension Vips {
     /// Runs a piece of libvips work so that a failure's message is its own.
     ///
-    /// libvips 8.14 keeps one error buffer for the whole process, and items run concurrently on
+    /// libvips keeps one error buffer for the whole process, and items run concurrently on
     /// several threads, so the text a failing call takes may be another item's. Every piece of
     /// libvips work runs inside this function, under the shared side of a read-write lock. When
     /// libvips itself reports a failure during `body` (``takeError()`` was called on this thread),
@@ -18,7 +18,7 @@ extension Vips {
     /// `body` must hold only libvips work and be safe to run twice: it builds its images from
     /// its inputs and returns them, and changes nothing else. Calls do not nest (an inner call
     /// runs its body directly, inside the outer one's lock).
-    static func attributed<T>(until deadline: ContinuousClock.Instant? = nil, _ body: () throws -> T) throws -> T {
+    static func attributed<T>(until deadline: Deadline? = nil, _ body: () throws -> T) throws -> T {
         let thread = AttributionState.current
         if thread.depth > 0 { return try body() }
         thread.depth += 1
@@ -27,7 +27,7 @@ extension Vips {
         do {
             return try errorAttribution.withReadLock(body)
         } catch {
-            let stoppedByDeadline = deadline.map { ContinuousClock.now > $0 } ?? false
+            let stoppedByDeadline = deadline?.hasPassed ?? false
             guard thread.libvipsFailed, !stoppedByDeadline else { throw error }
             thread.libvipsFailed = false
             return try errorAttribution.withWriteLock {

@@ -1,23 +1,21 @@
-import CPushMediaShims
 import CVips
+import CVipsShims
 
 extension Vips.Image {
-    /// The image as 8-bit sRGB, with its alpha band only when the alpha is real (some pixel is
-    /// not opaque). Handles 16-bit RGB, greyscale (to three bands), Lab and CMYK left over.
-    func normalizedToSRGB8() throws -> (image: Vips.Image, keepsAlpha: Bool) {
+    /// The image as 8-bit sRGB, computing nothing yet (an alpha band, if any, kept as it is):
+    /// converted from any other colour space (grey to three bands, Lab, CMYK left over) and band
+    /// format (16-bit), or this very image when it is 8-bit sRGB already. The one conversion to
+    /// what the rest of PushMedia reads (the GIF writer takes nothing else).
+    func srgb8() throws -> Vips.Image {
         var image = self
         if image.interpretation != VIPS_INTERPRETATION_sRGB || image.bandFormat != VIPS_FORMAT_UCHAR {
             image = try image.colourspace(VIPS_INTERPRETATION_sRGB)
         }
-        if image.bandFormat != VIPS_FORMAT_UCHAR {
-            image = try image.cast(VIPS_FORMAT_UCHAR)
-        }
-        guard image.hasAlpha else {
-            return (image.bands > 3 ? try image.extractBands(0, count: 3) : image, false)
-        }
-        let alpha = try image.extractBands(image.bands - 1, count: 1)
-        let opaque = try alpha.minimum() >= 255
-        // Opaque alpha is dropped so the image can be a JPEG.
-        return (try image.extractBands(0, count: opaque ? 3 : 4), !opaque)
+        return image.bandFormat == VIPS_FORMAT_UCHAR ? image : try image.cast(VIPS_FORMAT_UCHAR)
+    }
+
+    /// Whether the last band, the alpha, is 255 everywhere (it reads every pixel).
+    func alphaIsOpaque() throws -> Bool {
+        try extractBands(bands - 1, count: 1).minimum() >= 255
     }
 }

@@ -1,4 +1,5 @@
-import CPushMediaShims
+import CReduce
+import CVipsShims
 import CVips
 import Foundation
 
@@ -55,7 +56,7 @@ extension Vips.Image {
     }
 
     /// Reduced to `width` columns with a Lanczos3 filter, computed now into memory from this
-    /// image's 8-bit pixels (`pm_reduce_width`: five times faster than libvips 8.14's reduceh), by
+    /// image's 8-bit pixels (`pm_reduce_width`: five times faster than libvips' reduceh), by
     /// at most 16 (beyond, the fixed-point weights round away: it throws).
     /// `vectorized: false` runs the plain C loop alone (the vector loop gives the same bytes).
     func reducedWidth(to width: Int, vectorized: Bool = true) throws -> Vips.Image {
@@ -64,7 +65,7 @@ extension Vips.Image {
 
     /// Reduced to `size` (at most this image's) with Lanczos3 and computed into memory: the
     /// whole image through ``reduced(_:to:until:vectorized:)``.
-    func reduced(to size: PixelSize, until deadline: ContinuousClock.Instant? = nil) throws -> Vips.Image {
+    func reduced(to size: PixelSize, until deadline: Deadline? = nil) throws -> Vips.Image {
         try reduced(PixelRect(x: 0, y: 0, width: width, height: height), to: size, until: deadline)
     }
 
@@ -74,38 +75,31 @@ extension Vips.Image {
     var isInMemory: Bool { pointer.pointee.data != nil }
 
     /// `rect` of this image reduced to `size` (at most the rect's) with Lanczos3 and computed
-    /// into memory.
-    /// - 8-bit pixels in memory (``isInMemory``: a decoded still), at most 16 times smaller on a
-    ///   side: `pm_reduce_area`, each output row summed down from the rect's rows, then across
-    ///   (``reducedWidth(to:)``'s loop), on the calling thread. The JPEG path's two passes on
-    ///   decoded pixels: no libvips pipeline, worker thread or run-time compiled (orc) reducev,
-    ///   and exact Lanczos3 weights where libvips' 8-bit reducev places its kernel to 1/64 px.
-    /// - Other 8-bit images (a loader's lazy output, read once as the reduction pulls it):
-    ///   libvips' reducev into memory, then ``reducedWidth(to:)``.
-    /// - Otherwise, and below 1/16 on either side (where libvips box-shrinks first, see
-    ///   ``resize(horizontal:vertical:)``): libvips' resize.
+    /// into memory, the way ``DecodePath/reduction(eightBit:inMemory:from:to:)`` chooses:
+    /// - `inPlace`: `pm_reduce_area`, each output row summed down from the rect's rows, then
+    ///   across (``reducedWidth(to:vectorized:)``'s loop), on the calling thread: no libvips
+    ///   pipeline, worker thread or run-time compiled (orc) reducev, and exact Lanczos3 weights
+    ///   where libvips' 8-bit reducev places its kernel to 1/64 px.
+    /// - `downThenAcross` (a loader's lazy output, read once as the reduction pulls it): libvips'
+    ///   reducev into memory, then ``reducedWidth(to:vectorized:)``.
+    /// - `resize`: libvips' resize.
     /// `deadline` stops the computation; `vectorized: false` runs the plain C loops alone.
     func reduced(
-        _ rect: PixelRect, to size: PixelSize, until deadline: ContinuousClock.Instant? = nil, vectorized: Bool = true
+        _ rect: PixelRect, to size: PixelSize, until deadline: Deadline? = nil, vectorized: Bool = true
     ) throws -> Vips.Image {
-        let eightBit = bandFormat == VIPS_FORMAT_UCHAR && size.width <= rect.width && size.height <= rect.height
-            && size.width * 16 >= rect.width && size.height * 16 >= rect.height
-        if eightBit && isInMemory {
-            // 0 asks for no limit: a deadline exactly now has passed. (The clock is read once.)
-            let nanoseconds = deadline.map { deadline -> Int64 in
-                let left = deadline.nanosecondsFromNow
-                return left == 0 ? -1 : left
-            } ?? 0
+        let path = DecodePath.reduction(
+            eightBit: bandFormat == VIPS_FORMAT_UCHAR, inMemory: isInMemory, from: rect.size, to: size)
+        if path == .inPlace {
             return try Vips.call("reduce_area") {
                 pm_reduce_area(
                     pointer, Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height), Int32(size.width),
-                    Int32(size.height), nanoseconds, vectorized ? 1 : 0, $0)
+                    Int32(size.height), deadline.native, vectorized ? 1 : 0, $0)
             }
         }
         let area =
             rect == PixelRect(x: 0, y: 0, width: width, height: height)
             ? self : try extractArea(left: rect.x, top: rect.y, width: rect.width, height: rect.height)
-        guard eightBit else {
+        guard path == .downThenAcross else {
             let resized = try area.resize(
                 horizontal: Double(size.width) / Double(rect.width), vertical: Double(size.height) / Double(rect.height))
             if let deadline { resized.stopEvaluation(at: deadline) }
@@ -170,10 +164,16 @@ extension Vips.Image {
         }
     }
 
-    /// PNG; with `paletteBits`, quantized to a palette of 2^bits colours (libimagequant).
-    func pngData(compression: Int, paletteBits: Int? = nil) throws -> Data {
+    /// True-colour PNG.
+    func pngData(compression: Int) throws -> Data {
+        try Vips.saveBuffer("pngsave") { buffer, length in pm_pngsave_buffer(pointer, buffer, length, Int32(compression)) }
+    }
+
+    /// PNG quantised by libimagequant to a palette of 2^bits colours, at its quality and effort.
+    func pngData(compression: Int, paletteBits: Int, quality: Int, effort: Int) throws -> Data {
         try Vips.saveBuffer("pngsave") { buffer, length in
-            pm_pngsave_buffer(pointer, buffer, length, Int32(compression), paletteBits == nil ? 0 : 1, Int32(paletteBits ?? 8))
+            pm_pngsave_palette_buffer(
+                pointer, buffer, length, Int32(compression), Int32(paletteBits), Int32(quality), Int32(effort))
         }
     }
 }

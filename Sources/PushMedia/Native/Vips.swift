@@ -1,4 +1,4 @@
-import CPushMediaShims
+import CVipsShims
 import CVips
 import Foundation
 

@@ -10,7 +10,7 @@ final class ItemRun {
     let profile: Profile
     let options: ProcessingOptions
     /// When the item's time runs out.
-    private(set) var deadline: ContinuousClock.Instant
+    private(set) var deadline: Deadline
     /// The limit behind ``deadline``, in seconds, for messages.
     private(set) var timeoutSeconds: Double
     /// Lossy choices and partial results worth telling the user about.
@@ -24,7 +24,7 @@ final class ItemRun {
         self.profile = profile
         self.options = options
         self.timeoutSeconds = profile.limits.timeoutSeconds
-        self.deadline = .now + Profile.duration(seconds: profile.limits.timeoutSeconds)
+        self.deadline = .after(Profile.duration(seconds: profile.limits.timeoutSeconds))
     }
 
     /// The manifest's description of the input.
@@ -55,7 +55,7 @@ final class ItemRun {
     /// one, the item's time is `limits.mediaTimeoutSeconds` from now.
     func useMediaTimeLimit() {
         timeoutSeconds = profile.limits.mediaTimeoutSeconds
-        deadline = .now + Profile.duration(seconds: profile.limits.mediaTimeoutSeconds)
+        deadline = .after(Profile.duration(seconds: profile.limits.mediaTimeoutSeconds))
     }
 
     /// Runs one stage after checking that the item's time has not run out.
@@ -67,7 +67,7 @@ final class ItemRun {
     }
 
     /// True once the item's time has run out.
-    var isPastDeadline: Bool { ContinuousClock.now > deadline }
+    var isPastDeadline: Bool { deadline.hasPassed }
 
     /// The error of work the deadline stopped, e.g. `timedOut("decoding")`.
     func timedOut(_ work: String) -> ItemError {

@@ -1,7 +1,7 @@
 import Foundation
 import PushMediaModel
 
-/// libvips 8.14's attention measure (`vips_smartcrop` with `interesting: attention`), scored here
+/// libvips' attention measure (`vips_smartcrop` with `interesting: attention`), scored here
 /// on its 32×32 map rather than through libvips.
 ///
 /// libvips resizes the image to a 32×32 map and scores each cell. The score adds three terms:

@@ -16,8 +16,8 @@ public enum ItemProcessServer {
         if memoryLimitMB > 0 {
             // Under AddressSanitizer (test builds) the limit counts from what is mapped now: its
             // shadow memory alone is terabytes of reserved address space.
-            let start = NativeLibraries.isAddressSanitized ? mappedAddressSpace() : 0
-            if NativeLibraries.isAddressSanitized && start == 0 {
+            let start = ProcessControl.isAddressSanitized ? ProcessControl.mappedAddressSpace ?? 0 : 0
+            if ProcessControl.isAddressSanitized && start == 0 {
                 logger.warning("item process: no memory limit (AddressSanitizer, and /proc/self/status unreadable)")
             } else {
                 let bytes = rlim_t(start) + rlim_t(memoryLimitMB) << 20
@@ -101,14 +101,5 @@ extension ItemProcessServer {
     /// `hooks` go with the server's preparation and every item of the processes it forks.
     public static func forkServerEarly(memoryLimitMB: Int, hooks: (any ItemHooks)? = nil, logger: () -> Logger) {
         ItemForkServer.forkEarly(memoryLimitMB: memoryLimitMB, hooks: hooks, logger: logger)
-    }
-
-    /// Bytes of address space this process has mapped (`VmSize` of /proc/self/status); 0 when unknown.
-    static func mappedAddressSpace() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmSize:") }),
-            let kB = Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "")
-        else { return 0 }
-        return kB * 1024
     }
 }

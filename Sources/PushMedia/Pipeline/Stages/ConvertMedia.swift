@@ -104,13 +104,17 @@ struct PreparedMedia {
         }
         let isMovie = media.kind == .video && decision.video != nil
         let type: AttachmentType = isMovie ? .mp4 : .m4a
+        let transcode = TranscodePlan(
+            video: isMovie ? decision.video.flatMap { media.videoSources[$0.index] }.map { TranscodePlan.video($0, profile: profile.video) } : nil,
+            audio: decision.audio.map { TranscodePlan.audio(sampleRate: $0.sampleRate, channels: $0.channels) })
+        if isMovie && transcode.video == nil {
+            throw ItemError(.corruptInput, "FFmpeg gives no size for the video stream, so it cannot be transcoded")
+        }
         var plan: BitRatePlan
-        if isMovie, let video = decision.video {
-            let output = outputSize(width: video.width ?? 0, height: video.height ?? 0, maxLongSide: profile.video.maxLongSide)
-            let fps = min(video.frameRate ?? 30, profile.video.maxFrameRate)
+        if isMovie {
             plan = try BitRatePlan.movie(
                 budget: decision.budget, duration: duration, hasAudio: decision.audio != nil,
-                pixelsPerSecond: Double(output.width * output.height) * fps, profile: profile)
+                pixelsPerSecond: transcode.pixelsPerSecond, profile: profile)
         } else {
             plan = try BitRatePlan.audio(budget: decision.budget, duration: duration, profile: profile)
         }
@@ -124,10 +128,8 @@ struct PreparedMedia {
                 result = try FFmpeg.transcode(
                     input: run.input.path, format: media.source.format, output: output.path,
                     settings: FFmpeg.TranscodeSettings(
-                        video: isMovie ? decision.video?.index : nil, audio: decision.audio?.index,
-                        maxLongSide: profile.video.maxLongSide, videoBitRate: plan.video,
-                        audioBitRate: plan.audio, maxFrameRate: profile.video.maxFrameRate,
-                        maxDuration: plan.trimmedTo, preset: profile.video.preset),
+                        video: isMovie ? decision.video?.index : nil, audio: decision.audio?.index, plan: transcode,
+                        videoBitRate: plan.video, audioBitRate: plan.audio, maxDuration: plan.trimmedTo),
                     deadline: run.deadline)
             } catch let error as FFmpeg.ConversionError {
                 try? FileManager.default.removeItem(at: output)
@@ -165,14 +167,6 @@ struct PreparedMedia {
             }
             plan = lower
         }
-    }
-
-    /// Output size of a transcode (as the C side computes it): long side at most `maxLongSide`, even sides.
-    static func outputSize(width: Int, height: Int, maxLongSide: Int) -> PixelSize {
-        let long = Double(max(width, height, 1))
-        let scale = long > Double(maxLongSide) ? Double(maxLongSide) / long : 1
-        func even(_ v: Int) -> Int { max(2, Int((Double(v) * scale).rounded()) & ~1) }
-        return PixelSize(width: even(width), height: even(height))
     }
 
     static func size(of file: URL) -> Int {

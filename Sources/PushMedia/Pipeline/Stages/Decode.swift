@@ -59,8 +59,9 @@ struct Decoded {
         let deadline = run.deadline
         let colourManaged = image.needsColourManagement
         if case .gif(let file) = image.decoder {
-            let fits = file.frameSize.width <= plan.decode.width && file.frameSize.height <= plan.decode.height
-            let fit = fits && !colourManaged ? nil : Animation.GIFFit(inside: plan.decode, colourManaged: colourManaged)
+            let fit =
+                DecodePath.gifNeedsFitting(frame: file.frameSize, inside: plan.decode, colourManaged: colourManaged)
+                ? Animation.GIFFit(inside: plan.decode, colourManaged: colourManaged) : nil
             var animation = Animation(
                 frames: .gif(file, fit: fit), frameSize: file.frameSize,
                 delays: file.delays.map { $0 > 0 ? $0 : 100 }, loop: file.loop, deadline: deadline)
@@ -78,7 +79,7 @@ struct Decoded {
                 from: Vips.Source(path: path), width: plan.decode.width, height: plan.decode.height, allPages: true,
                 colourManaged: colourManaged)
             decoded.stopEvaluation(at: deadline)
-            return try decoded.lazilyNormalizedToSRGB8()
+            return try decoded.srgb8()
         }
         let header = try open()
         let frameHeight = header.pageHeight > 0 ? header.pageHeight : header.height / image.frames
@@ -103,5 +104,19 @@ struct Decoded {
         self.pixels = pixels
         self.keepsAlpha = keepsAlpha
         self.plan = plan
+    }
+}
+
+extension Vips.Image {
+    /// The image as 8-bit sRGB (``srgb8()``), with its alpha band only when the alpha is real
+    /// (some pixel is not opaque): opaque alpha is dropped so the image can be a JPEG. Reads
+    /// every pixel of an image with alpha.
+    func normalizedToSRGB8() throws -> (image: Vips.Image, keepsAlpha: Bool) {
+        let image = try srgb8()
+        guard image.hasAlpha else {
+            return (image.bands > 3 ? try image.extractBands(0, count: 3) : image, false)
+        }
+        let opaque = try image.alphaIsOpaque()
+        return (try image.extractBands(0, count: opaque ? 3 : 4), !opaque)
     }
 }

@@ -62,7 +62,7 @@ struct Subject {
     }
 
     /// The faces in `image` (a decode of a source of `source` pixels), searched on the
-    /// detector's own proxy (``FaceDetector/searchArea`` pixels: on the 256 px attention proxy a
+    /// detector's own proxy (``FaceSearchSettings/searchArea`` pixels: on the 256 px attention proxy a
     /// face in a 2400×800 banner is about 20 px, too small to find), only where a face could be
     /// (``FaceSearchPlan/firstLook(cells:image:scale:)``), and when that finds none in a banner,
     /// a second look at the skin-coloured regions at the scale a face of
@@ -73,7 +73,7 @@ struct Subject {
             var faces = try Vips.attributed { () -> [UnitRect] in
                 let size = PixelSize(width: image.width, height: image.height)
                 let cells = try FaceDetector.cells(of: image)
-                let firstScale = FaceDetector.proxyScale(of: size)
+                let firstScale = FaceSearchSettings.proxyScale(of: size)
                 let first: [UnitRect]
                 switch FaceSearchPlan.firstLook(cells: cells, image: size, scale: firstScale) {
                 case .wholeImage: first = try FaceDetector.search(image).faces

@@ -11,6 +11,8 @@ struct ProbedMedia {
     var probe: Probe
     /// Audio's embedded cover art, still encoded (read from the same open as the probe).
     var coverArt: Data?
+    /// What each video stream is, as a transcode reads it (not in the manifest): by stream index.
+    var videoSources: [Int: TranscodePlan.VideoSource] = [:]
 
     /// The video stream a poster frame comes from (not cover art).
     var videoStream: MediaStream? {
@@ -33,6 +35,10 @@ struct ProbedMedia {
         let (kind, probe) = try MediaClassifier.classify(file.probe(), format: source.format)
         run.record(kind: kind, probe: probe)
         let coverArt = kind == .audio && probe.hasCoverArt == true ? file.coverArt() : nil
-        return ProbedMedia(source: source, kind: kind, probe: probe, coverArt: coverArt)
+        var videoSources: [Int: TranscodePlan.VideoSource] = [:]
+        for stream in probe.streams ?? [] where stream.type == "video" {
+            videoSources[stream.index] = file.videoSource(stream: stream.index)
+        }
+        return ProbedMedia(source: source, kind: kind, probe: probe, coverArt: coverArt, videoSources: videoSources)
     }
 }

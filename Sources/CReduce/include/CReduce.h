@@ -1,0 +1,52 @@
+// The still decode's Lanczos3 reductions of 8-bit pixels, in 14-bit fixed point with vector
+// loops that give the plain loops' bytes: across a decoded image (libvips' reduceh has no
+// vector path), an area of decoded pixels down then across, and a JPEG decoded by libjpeg and
+// reduced as its rows come out. Which input pixels and weights make each output pixel comes
+// from CResample. Which path a decode takes, and its sizes, are the caller's plan; these carry
+// it out and refuse anything else.
+#ifndef PUSHMEDIA_REDUCE_H
+#define PUSHMEDIA_REDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "CDeadline.h"
+
+/// libvips' image (vips/vips.h, through the CVips module): declared, not included, so that
+/// libvips' declarations reach Swift from CVips alone.
+typedef struct _VipsImage VipsImage;
+
+/// The most a side may shrink in one of these reductions: beyond it the 14-bit weights round
+/// to nothing (libvips box-shrinks first there).
+#define PM_REDUCE_MOST 16
+
+/// Horizontal Lanczos3 reduction of 8-bit pixels to `width` columns, into a new memory image,
+/// shrinking by at most PM_REDUCE_MOST. `in` is read from memory.
+/// allow_vector: 1 to use SSSE3 where the CPU has it (the same bytes as the plain C loop), 0 for
+/// the plain C loop alone (tests compare the two). 0, or -1 with a libvips error.
+int pm_reduce_width(VipsImage *in, VipsImage **out, int width, int allow_vector);
+
+/// The area `left`, `top`, `width`×`height` of `in`, whose 8-bit pixels are in memory (decoded),
+/// reduced to `out_width`×`out_height` (at most PM_REDUCE_MOST times smaller on a side) with
+/// Lanczos3 into a new memory image: each output row summed down from the area's rows, then
+/// across as pm_reduce_width does, on the calling thread. Stops with an error once `deadline`
+/// passes. allow_vector 0 keeps to the plain C loops (the same bytes). Returns 0 and *out, or -1
+/// with a libvips error (also when the pixels are not in memory).
+int pm_reduce_area(VipsImage *in, int left, int top, int width, int height, int out_width, int out_height,
+                   pm_deadline deadline, int allow_vector, VipsImage **out);
+
+/// Decodes the JPEG behind `fd` (read with pread, the descriptor's position untouched) with
+/// libjpeg's DCT scaled by 1/`shrink` (1, 2, 4 or 8) and reduces it to `out_width`×`out_height`
+/// (at most PM_REDUCE_MOST times smaller on a side; Lanczos3: each row summed down from the
+/// decoded rows as they come, then across as pm_reduce_width does) into memory, with the fields
+/// of `like`: the same JPEG opened by libvips' loader with that shrink (its header only: 8-bit,
+/// one or three bands). Stops with an error once `deadline` passes, also while a progressive
+/// file's scans are decoded. allow_vector 0 keeps to the plain C loops (the same bytes).
+/// Returns 0 and *out; 1 when libjpeg makes of the file something else than `like` says (another
+/// size or colour space): libvips' path must decode it; -1 with the reason in message (a damaged
+/// or truncated file, the time ran out, arguments outside the above).
+int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_width, int out_height,
+                           pm_deadline deadline, int allow_vector, VipsImage **out, char *message,
+                           size_t message_size);
+
+#endif
