@@ -82,7 +82,9 @@ public struct AttachmentPlanner: Sendable {
                 return finish(.fcm, state)
             }
         }
-        for (key, value) in [("adb_media", root["adb_media"]), ("message.apns.payload.adb_media", root["message"]?["apns"]?["payload"]?["adb_media"])] {
+        for (key, value) in [
+            ("adb_media", root["adb_media"]), ("message.apns.payload.adb_media", root["message"]?["apns"]?["payload"]?["adb_media"]),
+        ] {
             if let value {
                 state.add(identifier: "adobe", url: value, urlPath: key)
                 return finish(.adobe, state)
@@ -90,7 +92,8 @@ public struct AttachmentPlanner: Sendable {
         }
         state.problem(
             .noAttachment, "(root)",
-            "no attachment key: none of pm, ab.att, messages.apple_push.asset_url, com.urbanairship.media_attachment, att, fcm_options.image, adb_media")
+            "no attachment key: none of pm, ab.att, messages.apple_push.asset_url, com.urbanairship.media_attachment, att, fcm_options.image, adb_media"
+        )
         return finish(nil, state)
     }
 
@@ -200,7 +203,8 @@ public struct AttachmentPlanner: Sendable {
                 let c = crop.objectMembers
                 let values = ["x", "y", "width", "height"].map { c?[$0]?.number }
                 guard values.allSatisfy({ $0 != nil }) else {
-                    return state.problem(.invalidClipRect, "\(path).options.crop", "expected {x, y, width, height} numbers, got \(Self.describe(crop))")
+                    return state.problem(
+                        .invalidClipRect, "\(path).options.crop", "expected {x, y, width, height} numbers, got \(Self.describe(crop))")
                 }
                 let rect = UnitRect(x: values[0]!, y: values[1]!, width: values[2]!, height: values[3]!)
                 guard rect.isValid else {

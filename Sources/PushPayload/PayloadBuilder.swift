@@ -320,12 +320,14 @@ struct FormatContext: Sendable {
         guard item.status == .ok else { return nil }
         guard let image = androidImage else {
             warnings.append(
-                "item \(item.source) has no Android image (a movie without a poster frame, audio without cover art, or a manifest written before PushMedia made one): \(key) is not set")
+                "item \(item.source) has no Android image (a movie without a poster frame, audio without cover art, or a manifest written before PushMedia made one): \(key) is not set"
+            )
             return nil
         }
         guard image.bytes <= limit else {
             warnings.append(
-                "the Android image of \(item.source) is \(image.bytes) bytes, over \(format.rawValue)'s \(limit): \(key) is not set; lower android.budget in the profile")
+                "the Android image of \(item.source) is \(image.bytes) bytes, over \(format.rawValue)'s \(limit): \(key) is not set; lower android.budget in the profile"
+            )
             return nil
         }
         if let warning = image.extensionWarning { warnings.append(warning) }

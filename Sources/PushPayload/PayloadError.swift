@@ -51,8 +51,10 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
             "the \(role.rawValue) attachment's thumbnail time \(time) is not a finite, non-negative number"
         case .itemNotFound(let source, let known):
             "no item with source \"\(source)\" in the manifest"
-                + (known.isEmpty ? " (it has no items)" : "; known: " + known.prefix(10).joined(separator: ", ")
-                    + (known.count > 10 ? ", … (\(known.count) in all)" : ""))
+                + (known.isEmpty
+                    ? " (it has no items)"
+                    : "; known: " + known.prefix(10).joined(separator: ", ")
+                        + (known.count > 10 ? ", … (\(known.count) in all)" : ""))
         }
     }
 }

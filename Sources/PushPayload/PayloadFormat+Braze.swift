@@ -16,7 +16,8 @@ extension PayloadBuilder {
             "alert": .string(c.text.body ?? c.text.title!), "title": .string(c.text.title ?? c.text.body!),
         ]
         var warnings: [String] = []
-        if let image = c.android(.braze, limit: PayloadLimits.brazeAndroidImageBytes, key: "android_push.extra.appboy_image_url", warnings: &warnings) {
+        if let image = c.android(.braze, limit: PayloadLimits.brazeAndroidImageBytes, key: "android_push.extra.appboy_image_url", warnings: &warnings)
+        {
             android["extra"] = .object(["appboy_image_url": .string(image.url)])
         }
         if let icon = c.androidLargeIcon(limit: PayloadLimits.brazeAndroidImageBytes) { android["push_icon_image_url"] = .string(icon.url) }

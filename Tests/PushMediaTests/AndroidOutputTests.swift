@@ -29,7 +29,9 @@ struct AndroidOutputTests {
         // Never upscaled, at most 1024 wide, 2:1 (within a pixel of height).
         #expect(image.width <= min(1024, source.width) && image.height <= source.height, sourceLocation: sourceLocation)
         if image.height >= 2 {
-            #expect(abs(Double(image.width) / Double(image.height) - 2) <= 2.0 / Double(image.height), "\(image.width)×\(image.height)", sourceLocation: sourceLocation)
+            #expect(
+                abs(Double(image.width) / Double(image.height) - 2) <= 2.0 / Double(image.height), "\(image.width)×\(image.height)",
+                sourceLocation: sourceLocation)
         }
         // Not an iOS attachment: the notification's delivery leaves it out.
         let iOSBytes = item.attachments.filter { $0.role != .android }.reduce(0) { $0 + $1.bytes }
@@ -38,7 +40,9 @@ struct AndroidOutputTests {
     }
 
     static func jpegOpaque(_ attachment: PushMediaModel.Attachment, _ image: Vips.Image, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(attachment.fileExtension == "jpg" && attachment.mimeType == "image/jpeg" && attachment.typeHint == "public.jpeg", sourceLocation: sourceLocation)
+        #expect(
+            attachment.fileExtension == "jpg" && attachment.mimeType == "image/jpeg" && attachment.typeHint == "public.jpeg",
+            sourceLocation: sourceLocation)
         #expect(image.bands == 3, sourceLocation: sourceLocation)
     }
 
@@ -46,15 +50,20 @@ struct AndroidOutputTests {
     static func subjectPicture(_ name: String, width: Int, height: Int, x: Int, y: Int, side: Int, in folder: URL) throws -> URL {
         try MediaFactory.make(
             name, in: folder,
-            ["-f", "lavfi", "-i", "color=c=0x808080:s=\(width)x\(height),drawbox=x=\(x - side / 2):y=\(y - side / 2):w=\(side):h=\(side):color=0xe02020:t=fill",
-             "-frames:v", "1", "-q:v", "2"])
+            [
+                "-f", "lavfi", "-i",
+                "color=c=0x808080:s=\(width)x\(height),drawbox=x=\(x - side / 2):y=\(y - side / 2):w=\(side):h=\(side):color=0xe02020:t=fill",
+                "-frames:v", "1", "-q:v", "2",
+            ])
     }
 
     static let red: [Double] = [224, 32, 32]
 
     @Test("a photo and a portrait: a 2:1 JPEG, 1024 wide or the source's width, within 200 KB")
     func photoAndPortrait() throws {
-        for (source, size, width) in [("photos/landscape.jpg", PixelSize(width: 1600, height: 1000), 1024), ("photos/portrait.jpg", PixelSize(width: 800, height: 1400), 800)] {
+        for (source, size, width) in [
+            ("photos/landscape.jpg", PixelSize(width: 1600, height: 1000), 1024), ("photos/portrait.jpg", PixelSize(width: 800, height: 1400), 800),
+        ] {
             let (item, out) = try ImagePipelineTests.process(source)
             let (android, image) = try Self.android(item, in: out, source: size)
             Self.jpegOpaque(android, image)
@@ -154,7 +163,11 @@ struct AndroidOutputTests {
         for (width, height) in [(1, 1), (100, 50)] {
             let input = folder.appendingPathComponent("tiny-\(width)x\(height).png")
             let made = try CommandRunner.run(
-                "/usr/bin/env", ["python3", "-c", "import sys; from PIL import Image; Image.new('RGB', (\(width), \(height)), (48, 96, 192)).save(sys.argv[1])", input.path])
+                "/usr/bin/env",
+                [
+                    "python3", "-c", "import sys; from PIL import Image; Image.new('RGB', (\(width), \(height)), (48, 96, 192)).save(sys.argv[1])",
+                    input.path,
+                ])
             try #require(made.status == 0, "python3-pil: \(made.error)")
             let out = folder.appendingPathComponent("out-\(width)")
             let item = MediaPipelineTests.process(input, out: out)

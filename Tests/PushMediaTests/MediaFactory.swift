@@ -16,8 +16,10 @@ enum MediaFactory {
     static func mp3WithCoverArt(in folder: URL) throws -> URL {
         try make(
             "cover.mp3", in: folder,
-            ["-i", Fixtures.url("audio/tone.mp3").path, "-i", Fixtures.url("photos/landscape.jpg").path,
-             "-map", "0:a", "-map", "1:v", "-c", "copy", "-id3v2_version", "3", "-disposition:v", "attached_pic"])
+            [
+                "-i", Fixtures.url("audio/tone.mp3").path, "-i", Fixtures.url("photos/landscape.jpg").path,
+                "-map", "0:a", "-map", "1:v", "-c", "copy", "-id3v2_version", "3", "-disposition:v", "attached_pic",
+            ])
     }
 
     struct Failure: Error, CustomStringConvertible {

@@ -38,17 +38,21 @@ struct TinyInputTests {
             let thumbnail = try #require(item.attachment(.thumbnail), "\(item.source) has no thumbnail")
             let expanded = try #require(item.attachment(.expanded), "\(item.source) has no expanded image")
             for attachment in [thumbnail, expanded] {
-                let width = attachment.width ?? 0, height = attachment.height ?? 0
-                #expect(width >= 1 && height >= 1 && width <= size.width && height <= size.height,
-                        "\(item.source): \(attachment.identifier) \(width)×\(height) from \(size.width)×\(size.height)")
+                let width = attachment.width ?? 0
+                let height = attachment.height ?? 0
+                #expect(
+                    width >= 1 && height >= 1 && width <= size.width && height <= size.height,
+                    "\(item.source): \(attachment.identifier) \(width)×\(height) from \(size.width)×\(size.height)")
                 #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(attachment.file).path))
             }
             #expect(thumbnail.width == thumbnail.height, "\(item.source): the thumbnail is square")
             // The Android image too: within the source, a still, on disk.
             let android = try #require(item.attachment(.android), "\(item.source) has no Android image")
-            let aw = android.width ?? 0, ah = android.height ?? 0
-            #expect(aw >= 1 && ah >= 1 && aw <= size.width && ah <= size.height && android.frames == nil,
-                    "\(item.source): android \(aw)×\(ah) from \(size.width)×\(size.height)")
+            let aw = android.width ?? 0
+            let ah = android.height ?? 0
+            #expect(
+                aw >= 1 && ah >= 1 && aw <= size.width && ah <= size.height && android.frames == nil,
+                "\(item.source): android \(aw)×\(ah) from \(size.width)×\(size.height)")
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(android.file).path))
         }
         // No item process died on one (under scripts/test, a sanitizer report ends it too).
@@ -59,7 +63,9 @@ struct TinyInputTests {
         #expect(failedImages.isEmpty, "\(failedImages.map { "\($0.source): \($0.error?.code.rawValue ?? "") \($0.error?.message ?? "")" })")
         // A 1×1 source gives 1×1 outputs.
         for item in manifest.items where item.source.contains("-1x1.") && !item.source.hasPrefix("movie-") {
-            #expect(item.attachment(.thumbnail)?.width == 1 && item.attachment(.expanded)?.height == 1 && item.attachment(.android)?.width == 1, "\(item.source)")
+            #expect(
+                item.attachment(.thumbnail)?.width == 1 && item.attachment(.expanded)?.height == 1 && item.attachment(.android)?.width == 1,
+                "\(item.source)")
         }
     }
 

@@ -29,7 +29,9 @@ enum Items {
             attachment(.thumbnail, .jpeg, bytes: 9_000, url: base), attachment(.expanded, .jpeg, bytes: 40_000, url: base),
             attachment(.media, .mp4, bytes: 900_000, url: base), attachment(.android, .jpeg, bytes: 35_000, url: base),
         ]
-        return Item(source: source, kind: .video, status: .ok, attachments: attachments, delivery: NotificationDelivery(attachments: attachments, target: .init()))
+        return Item(
+            source: source, kind: .video, status: .ok, attachments: attachments,
+            delivery: NotificationDelivery(attachments: attachments, target: .init()))
     }
 
     static func failed(_ source: String) -> Item {
@@ -66,7 +68,8 @@ struct PublishedURLTests {
 
     @Test("--base-url overrides the manifest's URLs; without either, verify cannot run")
     func baseURL() throws {
-        let urls = try PublishedURL.urls(of: Items.image("a.jpg", base: nil), builder: PayloadBuilder(baseURL: "https://staging.example.com/x"), limits: limits)
+        let urls = try PublishedURL.urls(
+            of: Items.image("a.jpg", base: nil), builder: PayloadBuilder(baseURL: "https://staging.example.com/x"), limits: limits)
         #expect(
             urls.map(\.url) == [
                 "https://staging.example.com/x/ab/abcdef-thumbnail.jpg", "https://staging.example.com/x/ab/abcdef-expanded.jpg",

@@ -81,7 +81,9 @@ struct AndroidPayloadTests {
         }
     }
 
-    @Test("no Android image (a manifest written before it existed): a valid payload without the key, and a warning saying why", arguments: androidFormats)
+    @Test(
+        "no Android image (a manifest written before it existed): a valid payload without the key, and a warning saying why",
+        arguments: androidFormats)
     func withoutAndroidImage(format: PayloadFormat) throws {
         let payload = try Fixtures.builder.build(Fixtures.imageWithoutAndroid, format: format)
         let json = try json(payload)

@@ -106,9 +106,10 @@ struct PayloadShapeTests {
         #expect(keys(apns) == ["aps", "adb_media"])
         #expect(apns["adb_media"] as? String == expandedURL)
         #expect((apns["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
-        #expect(data as? [String: String] == [
-            "adb_title": "Spring sale", "adb_body": "Everything 30% off until Sunday", "adb_image": androidURL, "adb_large_icon": thumbURL,
-        ])
+        #expect(
+            data as? [String: String] == [
+                "adb_title": "Spring sale", "adb_body": "Everything 30% off until Sunday", "adb_image": androidURL, "adb_large_icon": thumbURL,
+            ])
         #expect(parts(try build(Fixtures.audio, .adobe, .single)).apns["adb_media"] as? String == Fixtures.base + "c0ffee11-media.m4a")
     }
 

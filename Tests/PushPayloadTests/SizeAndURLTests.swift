@@ -85,13 +85,15 @@ struct SizeLimitTests {
         }
     }
 
-    @Test("non-https URLs are refused", arguments: [
-        ("http://cdn.example.com/a.jpg", "uses http, not https"),
-        ("cdn.example.com/a.jpg", "is not absolute"),
-        ("ftp://cdn.example.com/a.jpg", "uses ftp, not https"),
-        ("https:///a.jpg", "has no host"),
-        ("https://cdn.example.com/a b.jpg", "whitespace"),
-    ])
+    @Test(
+        "non-https URLs are refused",
+        arguments: [
+            ("http://cdn.example.com/a.jpg", "uses http, not https"),
+            ("cdn.example.com/a.jpg", "is not absolute"),
+            ("ftp://cdn.example.com/a.jpg", "uses ftp, not https"),
+            ("https:///a.jpg", "has no host"),
+            ("https://cdn.example.com/a b.jpg", "whitespace"),
+        ])
     func badManifestURL(url: String, reason: String) {
         var item = Fixtures.image
         let i = item.attachments.firstIndex { $0.role == .expanded }!
