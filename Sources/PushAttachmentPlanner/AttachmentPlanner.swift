@@ -191,7 +191,8 @@ public struct AttachmentPlanner: Sendable {
                 let c = crop.objectMembers
                 let values = ["x", "y", "width", "height"].map { c?[$0]?.number }
                 guard values.allSatisfy({ $0 != nil }) else {
-                    return state.problem(.invalidClipRect, "\(path).options.crop", "expected {x, y, width, height} numbers, got \(Self.describe(crop))")
+                    return state.problem(
+                        .invalidClipRect, "\(path).options.crop", "expected {x, y, width, height} numbers, got \(Self.describe(crop))")
                 }
                 let rect = UnitRect(x: values[0]!, y: values[1]!, width: values[2]!, height: values[3]!)
                 guard rect.isValid else {

@@ -159,11 +159,13 @@ public struct PlannedAttachment: Sendable, Equatable {
     /// A file name for the download: the identifier reduced to ASCII letters, digits, `-` and
     /// `_`, plus the extension iOS needs to see.
     public var fileName: String {
-        let safe = String(identifier.unicodeScalars.prefix(64).map { scalar -> Character in
-            let ok = scalar.isASCII
-                && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_")
-            return ok ? Character(scalar) : "_"
-        })
+        let safe = String(
+            identifier.unicodeScalars.prefix(64).map { scalar -> Character in
+                let ok =
+                    scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_")
+                return ok ? Character(scalar) : "_"
+            })
         return (safe.isEmpty ? "attachment" : safe) + "." + fileExtension
     }
 }

@@ -47,7 +47,8 @@ enum OpenedOutput {
             return URL(fileURLWithPath: folder)
         }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
-        let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        let base =
+            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: home).appendingPathComponent(".local/state")
         return base.appendingPathComponent("pushmedia/s3/\(location.bucket)").appendingPathComponent(location.prefix)
     }

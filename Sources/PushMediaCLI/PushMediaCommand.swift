@@ -108,7 +108,9 @@ struct ItemIsolationOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: "Address space each item process may use, in MB; past it allocations fail and only that item's attempt is lost (default: $PUSHMEDIA_ITEM_MEMORY_LIMIT_MB, else 4096; 0: no limit).")
+        help:
+            "Address space each item process may use, in MB; past it allocations fail and only that item's attempt is lost (default: $PUSHMEDIA_ITEM_MEMORY_LIMIT_MB, else 4096; 0: no limit)."
+    )
     var itemMemoryLimit: Int?
 
     /// The pool of item processes, with the command's log level; nil with `--in-process`.
@@ -172,6 +174,8 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
+// swift-format-ignore: AvoidRetroactiveConformances
+// Log levels are flags (`--log-level`); neither swift-log nor swift-argument-parser declares it.
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Writes to standard error.

@@ -39,7 +39,7 @@ public struct RedirectTracker: Sendable, Hashable {
     public mutating func handle(status: Int, location: String?) throws(SourceFetchError) -> Step {
         guard Self.redirectStatuses.contains(status) else { return .done }
         guard let location = location?.trimmingCharacters(in: .whitespaces), !location.isEmpty,
-              let target = URL(string: location, relativeTo: current.url)?.absoluteURL
+            let target = URL(string: location, relativeTo: current.url)?.absoluteURL
         else {
             throw .downloadFailed("\(current): HTTP \(status) redirect without a valid Location", permanent: true)
         }

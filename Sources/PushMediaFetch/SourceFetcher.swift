@@ -209,7 +209,8 @@ public final class SourceFetcher: Sendable {
     private func save(_ response: HTTPClientResponse, from hop: SourceURL, redirectCount: Int) async throws -> FetchedSource {
         let limit = configuration.maxBytes
         if let length = response.headers.first(name: "content-length").flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }),
-           length > limit {
+            length > limit
+        {
             throw SourceFetchError.tooLarge("\(hop): Content-Length \(length) bytes exceeds the limit of \(limit) bytes")
         }
         let contentType = response.headers.first(name: "content-type")

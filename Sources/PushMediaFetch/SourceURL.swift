@@ -29,7 +29,7 @@ public struct SourceURL: Hashable, Sendable, CustomStringConvertible {
             throw .forbidden("\(safe): only http and https URLs may be downloaded")
         }
         guard url.user == nil, url.password == nil,
-              !(url.absoluteString.split(separator: "/", maxSplits: 3).dropFirst().first?.contains("@") ?? false)
+            !(url.absoluteString.split(separator: "/", maxSplits: 3).dropFirst().first?.contains("@") ?? false)
         else {
             throw .forbidden("\(safe): URLs with embedded credentials (userinfo) are refused")
         }

@@ -8,9 +8,10 @@ public enum SuggestedFileName {
     public static func make(for url: URL, contentType: String? = nil) -> String {
         let raw = url.path.split(separator: "/").last.map(String.init) ?? ""
         let decoded = raw.removingPercentEncoding ?? raw
-        var name = String(decoded.unicodeScalars.filter {
-            !CharacterSet.controlCharacters.contains($0) && $0 != "/" && $0 != "\\" && $0 != ":"
-        }.map(Character.init))
+        var name = String(
+            decoded.unicodeScalars.filter {
+                !CharacterSet.controlCharacters.contains($0) && $0 != "/" && $0 != "\\" && $0 != ":"
+            }.map(Character.init))
         while name.hasPrefix(".") { name.removeFirst() }
         name = name.trimmingCharacters(in: .whitespaces)
         while name.utf8.count > 200 { name.removeFirst() }
@@ -22,8 +23,9 @@ public enum SuggestedFileName {
 
     /// A file extension for common media content types (`image/jpeg` → `jpg`), or `nil`.
     public static func fileExtension(for contentType: String?) -> String? {
-        guard let type = contentType?.split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces).lowercased()
+        guard
+            let type = contentType?.split(separator: ";").first?
+                .trimmingCharacters(in: .whitespaces).lowercased()
         else { return nil }
         let known: [String: String] = [
             "image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp",

@@ -1,3 +1,5 @@
+import NIOPosix
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOPosix
 
 /// The system resolver: `getaddrinfo` (TCP, IPv4 and IPv6), run on NIO's blocking-I/O thread pool.
 ///

@@ -1,3 +1,6 @@
+import Foundation
+import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import NIOCore
 
 /// Writes a response body to a new private temporary file (`O_EXCL`, mode 0600), chunk by chunk.
 /// Not thread-safe: one writer per download.

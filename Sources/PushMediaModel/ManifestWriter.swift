@@ -49,7 +49,8 @@ public final class ManifestWriter {
         json = try Output(directory: directory, name: jsonName)
         let ndjsonName = (jsonName as NSString).deletingPathExtension + ".ndjson"
         ndjson = writesNDJSON ? try Output(directory: directory, name: ndjsonName) : Output.none()
-        let header = "{\n  \"generatedAt\" : \(try quoted(self.generatedAt)),\n"
+        let header =
+            "{\n  \"generatedAt\" : \(try quoted(self.generatedAt)),\n"
             + "  \"generator\" : \(try indented(itemEncoder.encode(generator), by: 2)),\n  \"items\" : ["
         try json.write(header)
     }

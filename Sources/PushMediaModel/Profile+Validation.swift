@@ -106,16 +106,19 @@ extension Profile.Delivery {
         let imageSecondsValid = imageSeconds.isFinite && imageSeconds > 0 && imageSeconds <= imageUpper
         if !imageSecondsValid {
             out.append(
-                "delivery.imageSeconds must be a number in 0…\(secondsValid ? "delivery.seconds (\(Profile.text(seconds)))" : "600") (exclusive of 0), got \(Profile.text(imageSeconds))")
+                "delivery.imageSeconds must be a number in 0…\(secondsValid ? "delivery.seconds (\(Profile.text(seconds)))" : "600") (exclusive of 0), got \(Profile.text(imageSeconds))"
+            )
         }
         // Only now, from valid values (at most 10^10 bit/s × 600 s), the derived byte counts.
         if linkValid && secondsValid && notificationBytes < Self.minNotificationBytes {
             out.append(
-                "delivery allows only \(notificationBytes) bytes per notification (linkBitsPerSecond × seconds ÷ 8); at least \(Self.minNotificationBytes) are needed")
+                "delivery allows only \(notificationBytes) bytes per notification (linkBitsPerSecond × seconds ÷ 8); at least \(Self.minNotificationBytes) are needed"
+            )
         }
         if linkValid && imageSecondsValid && imageBytes < Self.minImageBytes {
             out.append(
-                "delivery allows only \(imageBytes) bytes per image (linkBitsPerSecond × imageSeconds ÷ 8); at least \(Self.minImageBytes) are needed")
+                "delivery allows only \(imageBytes) bytes per image (linkBitsPerSecond × imageSeconds ÷ 8); at least \(Self.minImageBytes) are needed"
+            )
         }
         return out
     }

@@ -12,8 +12,10 @@ public struct S3Backoff: Sendable {
     /// workers that failed together do not retry together).
     public var random: @Sendable () -> Double
 
-    public init(attempts: Int = 5, first: Duration = .milliseconds(250), longest: Duration = .seconds(8),
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+    public init(
+        attempts: Int = 5, first: Duration = .milliseconds(250), longest: Duration = .seconds(8),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
         self.attempts = max(1, attempts)
         self.first = first
         self.longest = longest

@@ -36,7 +36,8 @@ extension S3Client {
         }
         try handle.seek(toOffset: 0)
         if bytes <= multipartThreshold {
-            try await put(handle.readToEnd() ?? Data(), bucket: location.bucket, key: location.key, contentType: contentType, cacheControl: cacheControl)
+            try await put(
+                handle.readToEnd() ?? Data(), bucket: location.bucket, key: location.key, contentType: contentType, cacheControl: cacheControl)
         } else {
             try await multipartUpload(
                 from: handle, bytes: bytes, sha256: sha256, bucket: location.bucket, key: location.key, contentType: contentType,
@@ -88,7 +89,8 @@ extension S3Client {
             let list = parts.map {
                 "<Part><ChecksumSHA256>\($0.checksum)</ChecksumSHA256><ETag>\(Self.escapeXML($0.etag))</ETag><PartNumber>\($0.number)</PartNumber></Part>"
             }
-            let body = Data(("<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">" + list.joined() + "</CompleteMultipartUpload>").utf8)
+            let body = Data(
+                ("<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">" + list.joined() + "</CompleteMultipartUpload>").utf8)
             let completed = try await send(
                 .POST, bucket: bucket, key: key, query: upload, headers: [("Content-Type", "application/xml")], body: body,
                 what: "\(what), complete")

@@ -71,7 +71,8 @@ public final class S3Client: Sendable {
                 throw S3Error.from(status: answer.status, body: answer.body, what: what)
             } catch let error as S3Error where error.isTransient {
                 guard let wait = backoff.wait(afterAttempt: attempt) else {
-                    throw S3Error(kind: error.kind, status: error.status, code: error.code, message: "\(error.message) (gave up after \(attempt) attempts)")
+                    throw S3Error(
+                        kind: error.kind, status: error.status, code: error.code, message: "\(error.message) (gave up after \(attempt) attempts)")
                 }
                 logger.debug("S3 request failed, retrying", metadata: ["request": "\(what)", "attempt": "\(attempt)", "error": "\(error)"])
                 try await Task.sleep(for: wait)
@@ -113,8 +114,11 @@ public final class S3Client: Sendable {
 
     /// Creates a bucket (in the client's region outside us-east-1). For set-up and tests.
     public func createBucket(_ bucket: String) async throws {
-        let body = configuration.region == "us-east-1" ? Data() : Data(
-            "<CreateBucketConfiguration><LocationConstraint>\(configuration.region)</LocationConstraint></CreateBucketConfiguration>".utf8)
+        let body =
+            configuration.region == "us-east-1"
+            ? Data()
+            : Data(
+                "<CreateBucketConfiguration><LocationConstraint>\(configuration.region)</LocationConstraint></CreateBucketConfiguration>".utf8)
         _ = try await send(.PUT, bucket: bucket, body: body, what: "create bucket s3://\(bucket)")
     }
 

@@ -43,7 +43,8 @@ public struct S3Configuration: Sendable, Equatable {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
                 url.host?.isEmpty == false, url.query == nil
             else {
-                throw Invalid(description: "AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL must be an http(s) URL like https://minio.internal:9000, got \"\(text)\"")
+                throw Invalid(
+                    description: "AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL must be an http(s) URL like https://minio.internal:9000, got \"\(text)\"")
             }
             endpoint = url
         }

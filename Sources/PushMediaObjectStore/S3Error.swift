@@ -56,7 +56,8 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         case (_, "InvalidAccessKeyId"), (_, "SignatureDoesNotMatch"), (_, "InvalidToken"), (_, "ExpiredToken"), (_, "TokenRefreshRequired"):
             return S3Error(
                 kind: .invalidCredentials, status: status, code: code,
-                message: "\(what): the credentials were refused (\(name)): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN\(detail)")
+                message:
+                    "\(what): the credentials were refused (\(name)): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN\(detail)")
         case (_, "RequestTimeTooSkewed"):
             return S3Error(
                 kind: .clockSkew, status: status, code: code,
@@ -64,7 +65,8 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         case (_, "SlowDown"), (_, "RequestTimeout"), (_, "InternalError"), (_, "ServiceUnavailable"), (429, _), (500...599, _):
             return S3Error(kind: .serverBusy, status: status, code: code, message: "\(what): HTTP \(status) \(name)\(detail)")
         case (_, "BadDigest"), (_, "XAmzContentSHA256Mismatch"), (_, "IncompleteBody"):
-            return S3Error(kind: .badDigest, status: status, code: code, message: "\(what): the server received other bytes than were sent (\(name))\(detail)")
+            return S3Error(
+                kind: .badDigest, status: status, code: code, message: "\(what): the server received other bytes than were sent (\(name))\(detail)")
         case (403, _):
             return S3Error(
                 kind: .accessDenied, status: status, code: code,

@@ -47,7 +47,8 @@ public struct SigV4Signer: Sendable {
     public func signedHeaders(for request: Request, at date: Date) -> [(name: String, value: String)] {
         let signing = signingRequest(request, at: date)
         let signature = self.signature(stringToSign: stringToSign(canonicalRequest: canonicalRequest(signing), at: date), at: date)
-        let authorization = "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope(at: date)), "
+        let authorization =
+            "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope(at: date)), "
             + "SignedHeaders=\(signedHeaderNames(signing)), Signature=\(signature)"
         return signing.headers + [(name: "Authorization", value: authorization)]
     }

@@ -26,7 +26,8 @@ extension BookStream {
 
         let slow = slowest.sorted
         let homes = Dictionary(slow.map { ($0.estimate.item, $0.home) }, uniquingKeysWith: { a, _ in a })
-        let heading = withAttachments > slow.count
+        let heading =
+            withAttachments > slow.count
             ? "The \(slow.count) slowest downloads of \(withAttachments)" : "Download time on a slow link"
         let estimates = renderer.estimatesTable(
             slow.map(\.estimate), heading: heading, target: chrome.target,
@@ -35,7 +36,8 @@ extension BookStream {
         var failures = HTML.empty
         if failed > 0 {
             let shown = firstFailures.count
-            let text = shown < failed
+            let text =
+                shown < failed
                 ? "The first \(shown) of \(failed) are above. All of them, \(pageSize) a page:"
                 : "The same on a page of their own:"
             failures = renderer.failuresSection(
@@ -49,14 +51,16 @@ extension BookStream {
         sections.append(PreviewTemplate.panel.fill(["content": .html(estimates)]))
         if warned > 0 {
             let shown = firstWarned.count
-            let text = shown < warned
+            let text =
+                shown < warned
                 ? "The first \(shown) of \(warned) are above (the first warnings of each). All of them, with every warning, \(pageSize) a page:"
                 : "The same, with every warning, on a page of their own:"
-            sections.append(PreviewTemplate.warnedSection.fill([
-                "count": .text(String(warned)),
-                "rows": .html(HTML.joined(firstWarned.map { warnedRow($0, base: base) })),
-                "more": .html(more(text, series: warnedPages, cap: linkCap)),
-            ]))
+            sections.append(
+                PreviewTemplate.warnedSection.fill([
+                    "count": .text(String(warned)),
+                    "rows": .html(HTML.joined(firstWarned.map { warnedRow($0, base: base) })),
+                    "more": .html(more(text, series: warnedPages, cap: linkCap)),
+                ]))
         }
         if !compact, let sampleSection = sampleSection(base: base) { sections.append(sampleSection) }
         sections.append(itemPagesSection(cap: linkCap))
@@ -102,11 +106,12 @@ extension BookStream {
         let step = pages <= cap ? 1 : (pages + cap - 1) / cap
         var numbers = Array(stride(from: 1, through: pages, by: step))
         if numbers.last != pages { numbers.append(pages) }
-        let links = HTML.joined(numbers.map { page in
-            PreviewTemplate.pageLink.fill([
-                "href": .url(PreviewBook.folderName + "/" + PageSeries.fileName(series.kind, page)), "label": .text(String(page)),
-            ])
-        })
+        let links = HTML.joined(
+            numbers.map { page in
+                PreviewTemplate.pageLink.fill([
+                    "href": .url(PreviewBook.folderName + "/" + PageSeries.fileName(series.kind, page)), "label": .text(String(page)),
+                ])
+            })
         let note = step == 1 ? "" : " (every \(step)th page of \(pages) listed; each page links to the next)"
         return (links, note)
     }
@@ -114,9 +119,11 @@ extension BookStream {
     func outliersSection(base: String) -> HTML {
         let rows = outliers.sorted.map { outlier -> HTML in
             let attachment = outlier.attachment
-            let ratioText = outlier.ratio.isFinite
+            let ratioText =
+                outlier.ratio.isFinite
                 ? "\(renderer.percentText(outlier.ratio, of: 1)) of \(outlier.reference)" : outlier.reference
-            let state = !outlier.ratio.isFinite || (outlier.reference != "budget" && outlier.ratio > 1)
+            let state =
+                !outlier.ratio.isFinite || (outlier.reference != "budget" && outlier.ratio > 1)
                 ? "over" : outlier.ratio > 1 ? "warn" : "ok"
             func row(_ size: HTML) -> HTML {
                 PreviewTemplate.outlierRow.fill([
@@ -131,9 +138,10 @@ extension BookStream {
             }
             let full = row(renderer.sizeRow(attachment, prefix: attachmentsPrefix))
             guard full.markup.utf8.count > Self.maxOutlierRowBytes else { return full }
-            return row(PreviewTemplate.note.fill([
-                "text": .text("\(attachment.role.rawValue), \(Format.bytes(attachment.bytes)): its file name is too long to show here"),
-            ]))
+            return row(
+                PreviewTemplate.note.fill([
+                    "text": .text("\(attachment.role.rawValue), \(Format.bytes(attachment.bytes)): its file name is too long to show here")
+                ]))
         }
         let budgets = renderer.budgets?.isEmpty == false ? "the budgets given" : "the budgets recorded in the manifest"
         return PreviewTemplate.outliers.fill([

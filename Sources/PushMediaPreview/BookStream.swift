@@ -122,20 +122,24 @@ final class BookStream {
             let page = try failedPages.append(row, label: Clip.text(item.source, 200))
             home = PageSeries.fileName(.failed, page) + "#" + anchor
             if firstFailures.count < Self.inlineFailures {
-                firstFailures.append(Failure(
-                    home: home, source: Clip.text(item.source, Self.clipCharacters), sourceEncoding: item.sourceEncoding,
-                    kind: item.kind.rawValue, code: item.error?.code.rawValue ?? "unknown",
-                    message: Clip.text(item.error?.message ?? "no error recorded", Self.clipCharacters)))
+                firstFailures.append(
+                    Failure(
+                        home: home, source: Clip.text(item.source, Self.clipCharacters), sourceEncoding: item.sourceEncoding,
+                        kind: item.kind.rawValue, code: item.error?.code.rawValue ?? "unknown",
+                        message: Clip.text(item.error?.message ?? "no error recorded", Self.clipCharacters)))
             }
         }
         if !item.warnings.isEmpty {
             warned += 1
-            let row = fitted(item) { warnedRow(Warned(home: home, source: $0.source, sourceEncoding: $0.sourceEncoding, warnings: $0.warnings), base: "") }
+            let row = fitted(item) {
+                warnedRow(Warned(home: home, source: $0.source, sourceEncoding: $0.sourceEncoding, warnings: $0.warnings), base: "")
+            }
             _ = try warnedPages.append(row, label: Clip.text(item.source, 200))
             if firstWarned.count < Self.inlineWarned {
-                firstWarned.append(Warned(
-                    home: home, source: Clip.text(item.source, Self.clipCharacters), sourceEncoding: item.sourceEncoding,
-                    warnings: Clip.warnings(item.warnings, count: 3, characters: Self.clipCharacters)))
+                firstWarned.append(
+                    Warned(
+                        home: home, source: Clip.text(item.source, Self.clipCharacters), sourceEncoding: item.sourceEncoding,
+                        warnings: Clip.warnings(item.warnings, count: 3, characters: Self.clipCharacters)))
             }
         }
         tally(item, index: index, home: home)
@@ -153,18 +157,20 @@ final class BookStream {
             }
             let (ratio, reference) = budgetRatio(attachment)
             if outliers.count < outliers.capacity || ratio >= outliers.worst?.ratio ?? 0 {
-                outliers.offer(Outlier(
-                    ratio: ratio, index: index, home: home, source: Clip.text(item.source, Self.clipCharacters),
-                    sourceEncoding: item.sourceEncoding, attachment: attachment, reference: reference))
+                outliers.offer(
+                    Outlier(
+                        ratio: ratio, index: index, home: home, source: Clip.text(item.source, Self.clipCharacters),
+                        sourceEncoding: item.sourceEncoding, attachment: attachment, reference: reference))
             }
         }
         withAttachments += 1
         let seconds = DownloadEstimate.seconds(bytes: bytes, bitsPerSecond: chrome.target.bitsPerSecond)
-        slowest.offer(Slow(
-            estimate: PreviewSummary.ItemEstimate(
-                item: index, source: Clip.text(item.source, Self.clipCharacters), sourceEncoding: item.sourceEncoding,
-                bytes: bytes, seconds: seconds),
-            home: home))
+        slowest.offer(
+            Slow(
+                estimate: PreviewSummary.ItemEstimate(
+                    item: index, source: Clip.text(item.source, Self.clipCharacters), sourceEncoding: item.sourceEncoding,
+                    bytes: bytes, seconds: seconds),
+                home: home))
     }
 
     /// The attachment's bytes against the budget it had to meet (recorded, else the renderer's
@@ -220,9 +226,10 @@ final class BookStream {
             "href": .attribute(base + warned.home),
             "source": .text(warned.source),
             "encoding": .html(renderer.encodingNote(warned.sourceEncoding)),
-            "warnings": .html(PreviewTemplate.warnings.fill([
-                "items": .html(HTML.joined(warned.warnings.map { PreviewTemplate.warning.fill(["text": .text($0)]) }))
-            ])),
+            "warnings": .html(
+                PreviewTemplate.warnings.fill([
+                    "items": .html(HTML.joined(warned.warnings.map { PreviewTemplate.warning.fill(["text": .text($0)]) }))
+                ])),
         ])
     }
 }

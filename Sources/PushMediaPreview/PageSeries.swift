@@ -149,7 +149,8 @@ final class PageSeries {
 
     private func writePage(hasNext: Bool) throws {
         let page = pages + 1
-        let html = chrome.head(kind, page: page) + Self.countField(nil)
+        let html =
+            chrome.head(kind, page: page) + Self.countField(nil)
             + chrome.tail(kind, page: page, hasNext: hasNext, fragments: fragments, first: first, last: last)
         try AtomicFile.write(Data(html.utf8), to: folder.appendingPathComponent(Self.fileName(kind, page)), sync: false)
         pages = page
@@ -190,7 +191,7 @@ final class PageSeries {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         } catch {
-            return  // no folder: nothing to remove
+            return // no folder: nothing to remove
         }
         for name in names {
             let stale: Bool
@@ -214,7 +215,6 @@ final class PageSeries {
         return (kind, page)
     }
 }
-
 
 /// Shortened texts for the summary's tables and for items too large for a page.
 enum Clip {

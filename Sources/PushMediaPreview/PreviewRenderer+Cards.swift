@@ -8,7 +8,8 @@ extension PreviewRenderer {
     // MARK: - One item
 
     func card(_ item: Item, anchor: String, prefix: String, target: DeliveryTarget) -> HTML {
-        let warnings: HTML = item.warnings.isEmpty
+        let warnings: HTML =
+            item.warnings.isEmpty
             ? .empty
             : PreviewTemplate.warnings.fill([
                 "items": .html(HTML.joined(item.warnings.map { PreviewTemplate.warning.fill(["text": .text($0)]) }))
@@ -19,11 +20,13 @@ extension PreviewRenderer {
             "state": .attribute(state),
             "secondsRaw": .number(seconds),
             "link": .text(target.link),
-            "bar": .html(bar(
-                percent: Format.percent(seconds, of: target.seconds), state: state,
-                label: "\(Format.seconds(seconds)) of \(Format.seconds(target.seconds))")),
+            "bar": .html(
+                bar(
+                    percent: Format.percent(seconds, of: target.seconds), state: state,
+                    label: "\(Format.seconds(seconds)) of \(Format.seconds(target.seconds))")),
         ])
-        let sizes: HTML = item.attachments.isEmpty
+        let sizes: HTML =
+            item.attachments.isEmpty
             ? PreviewTemplate.note.fill(["text": "No attachments."])
             : HTML.joined(item.attachments.map { sizeRow($0, prefix: prefix) })
         return PreviewTemplate.item.fill([
@@ -75,9 +78,10 @@ extension PreviewRenderer {
     func collapsed(_ item: Item, prefix: String) -> HTML {
         var banners: [HTML] = []
         if let thumbnail = item.attachment(.thumbnail) {
-            banners.append(banner(
-                thumb: thumbImage(thumbnail, prefix: prefix),
-                caption: "Thumbnail file · \(dimensions(thumbnail))"))
+            banners.append(
+                banner(
+                    thumb: thumbImage(thumbnail, prefix: prefix),
+                    caption: "Thumbnail file · \(dimensions(thumbnail))"))
         }
         if let expanded = item.attachment(.expanded) {
             var caption: String
@@ -101,12 +105,13 @@ extension PreviewRenderer {
             let isAudio = media.flatMap(category) == .audio
             var caption = media == nil ? "No image attachment" : "No still image: iOS draws its own"
             if let t = media?.options.thumbnailTime { caption += " (frame at \(Format.seconds(t)))" }
-            banners.append(banner(
-                thumb: PreviewTemplate.thumbPlaceholder.fill([
-                    "label": .attribute(isAudio ? "audio" : "movie"),
-                    "glyph": .text(isAudio ? "♪" : "▶"),
-                ]),
-                caption: caption))
+            banners.append(
+                banner(
+                    thumb: PreviewTemplate.thumbPlaceholder.fill([
+                        "label": .attribute(isAudio ? "audio" : "movie"),
+                        "glyph": .text(isAudio ? "♪" : "▶"),
+                    ]),
+                    caption: caption))
         }
         return HTML.joined(banners)
     }
@@ -218,7 +223,8 @@ extension PreviewRenderer {
     // MARK: Sizes
 
     func sizeRow(_ attachment: Attachment, prefix: String) -> HTML {
-        let type = AttachmentType.forExtension(attachment.fileExtension)
+        let type =
+            AttachmentType.forExtension(attachment.fileExtension)
             ?? AttachmentType.forTypeHint(attachment.typeHint)
         var detail = [dimensions(attachment), attachment.mimeType, attachment.typeHint]
         if let url = attachment.url { detail.append(url) }
@@ -228,17 +234,19 @@ extension PreviewRenderer {
         if let budget = attachment.budget ?? budgets?[attachment.role], budget > 0 {
             let over = attachment.bytes > budget
             let beyondLimit = type.map { attachment.bytes > $0.maxBytes } ?? true
-            bars.append(bar(
-                percent: Format.percent(bytes, of: Double(budget)),
-                state: !over ? "ok" : beyondLimit ? "over" : "warn",
-                label: "\(percentText(bytes, of: Double(budget))) of \(Format.bytes(budget)) budget"))
+            bars.append(
+                bar(
+                    percent: Format.percent(bytes, of: Double(budget)),
+                    state: !over ? "ok" : beyondLimit ? "over" : "warn",
+                    label: "\(percentText(bytes, of: Double(budget))) of \(Format.bytes(budget)) budget"))
         }
         if let type {
             let limit = type.maxBytes
-            bars.append(bar(
-                percent: Format.percent(bytes, of: Double(limit)),
-                state: attachment.bytes > limit ? "over" : "ok",
-                label: "\(percentText(bytes, of: Double(limit))) of \(Format.bytes(limit)) \(type.category.rawValue) limit"))
+            bars.append(
+                bar(
+                    percent: Format.percent(bytes, of: Double(limit)),
+                    state: attachment.bytes > limit ? "over" : "ok",
+                    label: "\(percentText(bytes, of: Double(limit))) of \(Format.bytes(limit)) \(type.category.rawValue) limit"))
         } else {
             bars.append(bar(percent: 100, state: "over", label: "not a type iOS accepts"))
         }

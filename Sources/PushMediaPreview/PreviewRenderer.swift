@@ -91,10 +91,12 @@ public struct PreviewRenderer: Sendable {
         let estimates = estimatesTable(
             summary.estimates, heading: "Download time on a slow link", target: target,
             href: { "#" + Self.anchor($0.item) })
-        let failures = failed.isEmpty
+        let failures =
+            failed.isEmpty
             ? HTML.empty
             : failuresSection(count: failed.count, rows: failed.map { failureRow($0.element, anchor: Self.anchor($0.offset)) })
-        let cards = processed.isEmpty
+        let cards =
+            processed.isEmpty
             ? PreviewTemplate.note.fill(["text": "No item was processed."])
             : HTML.joined(processed.map { card($0.element, anchor: Self.anchor($0.offset), prefix: prefix, target: target) })
         return page(
@@ -128,9 +130,10 @@ public struct PreviewRenderer: Sendable {
     ) -> HTML {
         let generatorName = "\(generator.name) \(generator.version)"
         return PreviewTemplate.page.fill([
-            "head": .html(PreviewTemplate.document.fill([
-                "generator": .attribute(generatorName), "title": .text(title), "style": .html(style),
-            ])),
+            "head": .html(
+                PreviewTemplate.document.fill([
+                    "generator": .attribute(generatorName), "title": .text(title), "style": .html(style),
+                ])),
             "generator": .attribute(generatorName),
             "generatedAt": .text(generatedAt),
             "profile": .text(profile.name),
@@ -160,21 +163,23 @@ public struct PreviewRenderer: Sendable {
         guard !estimates.isEmpty else {
             return PreviewTemplate.note.fill(["text": "No attachments to download."])
         }
-        let rows = HTML.joined(estimates.map { estimate in
-            let state = target.state(estimate.seconds)
-            return PreviewTemplate.estimateRow.fill([
-                "state": .attribute(state),
-                "secondsRaw": .number(estimate.seconds),
-                "href": .attribute(href(estimate)),
-                "source": .text(estimate.source),
-                "encoding": .html(encodingNote(estimate.sourceEncoding)),
-                "bytes": .text(Format.bytes(estimate.bytes)),
-                "bar": .html(bar(
-                    percent: Format.percent(estimate.seconds, of: target.seconds), state: state,
-                    label: "\(percentText(estimate.seconds, of: target.seconds)) of \(Format.seconds(target.seconds))")),
-                "seconds": .text(Format.seconds(estimate.seconds)),
-            ])
-        })
+        let rows = HTML.joined(
+            estimates.map { estimate in
+                let state = target.state(estimate.seconds)
+                return PreviewTemplate.estimateRow.fill([
+                    "state": .attribute(state),
+                    "secondsRaw": .number(estimate.seconds),
+                    "href": .attribute(href(estimate)),
+                    "source": .text(estimate.source),
+                    "encoding": .html(encodingNote(estimate.sourceEncoding)),
+                    "bytes": .text(Format.bytes(estimate.bytes)),
+                    "bar": .html(
+                        bar(
+                            percent: Format.percent(estimate.seconds, of: target.seconds), state: state,
+                            label: "\(percentText(estimate.seconds, of: target.seconds)) of \(Format.seconds(target.seconds))")),
+                    "seconds": .text(Format.seconds(estimate.seconds)),
+                ])
+            })
         return PreviewTemplate.estimates.fill([
             "heading": .text(heading),
             "link": .text(target.link), "target": .text(Format.seconds(target.seconds)),

@@ -50,7 +50,8 @@ struct TopK<Element> {
     private mutating func siftDown(_ start: Int) {
         var i = start
         while true {
-            let left = 2 * i + 1, right = left + 1
+            let left = 2 * i + 1
+            let right = left + 1
             var worst = i
             if left < heap.count, isBetter(heap[worst], heap[left]) { worst = left }
             if right < heap.count, isBetter(heap[worst], heap[right]) { worst = right }
@@ -102,7 +103,7 @@ struct DistinctFiles {
     /// The number of distinct files: exact unless ``isEstimate``.
     var files: Int {
         guard isEstimate, let largest = kept.worst?.hash else { return kept.count }
-        let fraction = (Double(largest) + 1) / 18_446_744_073_709_551_616.0  // 2^64
+        let fraction = (Double(largest) + 1) / 18_446_744_073_709_551_616.0 // 2^64
         return Int((Double(kept.count - 1) / fraction).rounded())
     }
 

@@ -43,8 +43,9 @@ public struct Template: Sendable {
 
     /// The template with every placeholder replaced by its value, escaped for its context.
     public func fill(_ values: [String: TemplateValue]) -> HTML {
-        assert(Set(values.keys) == Set(placeholders),
-               "template values \(values.keys.sorted()) do not match placeholders \(placeholders.sorted())")
+        assert(
+            Set(values.keys) == Set(placeholders),
+            "template values \(values.keys.sorted()) do not match placeholders \(placeholders.sorted())")
         var out = ""
         for segment in segments {
             switch segment {

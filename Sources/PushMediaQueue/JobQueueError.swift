@@ -18,20 +18,20 @@ public enum JobQueueError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .jobNotFound(id): "job \(id) not found"
-        case let .leaseLost(id, owner): "job \(id): lease lost by \(owner); update refused"
-        case let .illegalTransition(error): error.description
-        case let .corruptRow(table, reason): "corrupt row in \(table): \(reason)"
-        case let .openFailed(url, reason): "could not open queue \(url): \(reason)"
-        case let .connectionFailed(reason): "PostgreSQL unreachable: \(reason)"
-        case let .invalidArgument(message): "invalid argument: \(message)"
+        case .jobNotFound(let id): "job \(id) not found"
+        case .leaseLost(let id, let owner): "job \(id): lease lost by \(owner); update refused"
+        case .illegalTransition(let error): error.description
+        case .corruptRow(let table, let reason): "corrupt row in \(table): \(reason)"
+        case .openFailed(let url, let reason): "could not open queue \(url): \(reason)"
+        case .connectionFailed(let reason): "PostgreSQL unreachable: \(reason)"
+        case .invalidArgument(let message): "invalid argument: \(message)"
         }
     }
 
     /// Maps a state machine refusal to the queue's error.
     init(_ error: JobStateMachineError) {
         switch error {
-        case let .leaseNotHeld(id, owner, _): self = .leaseLost(jobID: id, owner: owner)
+        case .leaseNotHeld(let id, let owner, _): self = .leaseLost(jobID: id, owner: owner)
         default: self = .illegalTransition(error)
         }
     }

@@ -9,9 +9,9 @@ public enum JobQueueFactory {
         logger: Logger = Logger(label: "pushmedia.queue")
     ) async throws -> any JobQueue {
         switch url {
-        case let .sqlite(path):
+        case .sqlite(let path):
             return try SQLiteJobQueue(path: path, options: options)
-        case let .postgres(configuration):
+        case .postgres(let configuration):
             return try await PostgresJobQueue(configuration: configuration, options: options, logger: logger)
         }
     }

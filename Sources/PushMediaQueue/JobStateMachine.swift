@@ -16,34 +16,36 @@ public struct JobStateMachine: Sendable {
         var next = job
         next.updatedAt = now
         switch transition {
-        case let .claim(owner, leaseExpiresAt):
+        case .claim(let owner, let leaseExpiresAt):
             let write = claimWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
             guard write.accepts(job) else { throw illegal(job, transition) }
             next = write.applied(to: job)
 
-        case let .heartbeat(owner, leaseExpiresAt):
+        case .heartbeat(let owner, let leaseExpiresAt):
             try requireLease(job, owner, transition)
             next = heartbeatWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now).applied(to: job)
 
-        case let .succeed(owner, result):
+        case .succeed(let owner, let result):
             try requireLease(job, owner, transition)
             next = succeedWrite(owner: owner, result: result, at: now).applied(to: job)
 
-        case let .failPermanently(owner, error, result):
+        case .failPermanently(let owner, let error, let result):
             try requireLease(job, owner, transition)
             next.state = .failed
             next.result = result
             next.lastError = error
             next.finishedAt = now
-            next.errorHistory.append(JobNote(
-                at: now, kind: .permanentError, attempt: job.attempts, code: error.code, message: error.message))
+            next.errorHistory.append(
+                JobNote(
+                    at: now, kind: .permanentError, attempt: job.attempts, code: error.code, message: error.message))
             clearLease(&next)
 
-        case let .failTransiently(owner, error, retryAt):
+        case .failTransiently(let owner, let error, let retryAt):
             try requireLease(job, owner, transition)
             next.lastError = error
-            next.errorHistory.append(JobNote(
-                at: now, kind: .transientError, attempt: job.attempts, code: error.code, message: error.message))
+            next.errorHistory.append(
+                JobNote(
+                    at: now, kind: .transientError, attempt: job.attempts, code: error.code, message: error.message))
             clearLease(&next)
             if job.attempts >= job.maxAttempts {
                 next.state = .dead
@@ -60,11 +62,11 @@ public struct JobStateMachine: Sendable {
             }
             requeueFromLostOwner(&next, job, at: now, code: Self.leaseExpiredCode, how: "lease of \(job.leaseOwner ?? "unknown") expired")
 
-        case let .abandon(owner):
+        case .abandon(let owner):
             try requireLease(job, owner, transition)
             requeueFromLostOwner(&next, job, at: now, code: Self.ownerGoneCode, how: "\(owner) ended without finishing it")
 
-        case let .release(owner):
+        case .release(let owner):
             try requireLease(job, owner, transition)
             next.state = .queued
             next.attempts = max(0, job.attempts - 1)
@@ -77,9 +79,10 @@ public struct JobStateMachine: Sendable {
             next.attempts = 0
             next.runAt = now
             next.finishedAt = nil
-            next.errorHistory.append(JobNote(
-                at: now, kind: .requeue, attempt: 0, code: job.lastError?.code,
-                message: "dead job re-queued by hand; attempts reset"))
+            next.errorHistory.append(
+                JobNote(
+                    at: now, kind: .requeue, attempt: 0, code: job.lastError?.code,
+                    message: "dead job re-queued by hand; attempts reset"))
 
         case .reprocess(let reason):
             guard job.state.isTerminal else { throw illegal(job, transition) }
@@ -104,11 +107,11 @@ public struct JobStateMachine: Sendable {
     /// ``apply(_:to:at:)`` applies a claim, a heartbeat and a success through this very value.
     func uniformWrite(_ transition: JobTransition, at now: Date) -> UniformJobWrite? {
         switch transition {
-        case let .claim(owner, leaseExpiresAt):
+        case .claim(let owner, let leaseExpiresAt):
             claimWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
-        case let .heartbeat(owner, leaseExpiresAt):
+        case .heartbeat(let owner, let leaseExpiresAt):
             heartbeatWrite(owner: owner, leaseExpiresAt: leaseExpiresAt, at: now)
-        case let .succeed(owner, result):
+        case .succeed(let owner, let result):
             succeedWrite(owner: owner, result: result, at: now)
         case .failPermanently, .failTransiently, .rescue, .abandon, .release, .retryDead, .reprocess:
             nil
@@ -174,9 +177,10 @@ public struct JobStateMachine: Sendable {
         } else {
             next.state = .queued
             next.runAt = now
-            next.errorHistory.append(JobNote(
-                at: now, kind: .rescue, attempt: job.attempts, code: code,
-                message: "\(how) on attempt \(job.attempts) of \(job.maxAttempts); re-queued"))
+            next.errorHistory.append(
+                JobNote(
+                    at: now, kind: .rescue, attempt: job.attempts, code: code,
+                    message: "\(how) on attempt \(job.attempts) of \(job.maxAttempts); re-queued"))
         }
     }
 

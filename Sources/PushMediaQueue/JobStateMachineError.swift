@@ -9,11 +9,11 @@ public enum JobStateMachineError: Error, Sendable, Hashable, CustomStringConvert
 
     public var description: String {
         switch self {
-        case let .illegalTransition(id, from, transition):
+        case .illegalTransition(let id, let from, let transition):
             "job \(id): transition \(transition) is illegal from state \(from)"
-        case let .leaseNotHeld(id, owner, actual):
+        case .leaseNotHeld(let id, let owner, let actual):
             "job \(id): lease not held by \(owner) (held by \(actual ?? "nobody"))"
-        case let .leaseNotExpired(id):
+        case .leaseNotExpired(let id):
             "job \(id): lease has not expired"
         }
     }

@@ -81,7 +81,8 @@ extension PostgresJobQueue {
                     if let schema = names.quotedSchema {
                         try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
                     }
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         CREATE TABLE IF NOT EXISTS \(unescaped: names.migrations) (
                             version INTEGER PRIMARY KEY,
                             name TEXT NOT NULL,
@@ -96,7 +97,8 @@ extension PostgresJobQueue {
                     for statement in migration.statements(names) {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         INSERT INTO \(unescaped: names.migrations) (version, name) VALUES (\(migration.version), \(migration.name))
                         """, logger: logger)
                     logger.info("applied queue migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])

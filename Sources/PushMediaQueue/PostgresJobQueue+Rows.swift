@@ -54,7 +54,8 @@ extension PostgresJobQueue {
     static func writeBack(_ job: Job, names: PostgresQueueNames, connection: PostgresConnection, logger: Logger) async throws {
         let history = try JobNoteCoding.encode(job.errorHistory)
         let result = job.result.map { ByteBuffer(bytes: $0) }
-        try await connection.query("""
+        try await connection.query(
+            """
             UPDATE \(unescaped: names.jobs) SET state = \(job.state.rawValue), attempts = \(job.attempts),
                 max_attempts = \(job.maxAttempts), run_at = \(job.runAt), lease_owner = \(job.leaseOwner),
                 lease_expires_at = \(job.leaseExpiresAt), last_error_code = \(job.lastError?.code),
@@ -195,12 +196,13 @@ extension PostgresJobQueue {
         func close(_ p: Date?, _ q: Date?) -> Bool {
             switch (p, q) {
             case (nil, nil): true
-            case let (p?, q?): abs(p.timeIntervalSince(q)) < 2e-6
+            case (let p?, let q?): abs(p.timeIntervalSince(q)) < 2e-6
             default: false
             }
         }
         guard close(a.runAt, b.runAt), close(a.leaseExpiresAt, b.leaseExpiresAt), close(a.createdAt, b.createdAt),
-              close(a.updatedAt, b.updatedAt), close(a.finishedAt, b.finishedAt) else { return false }
+            close(a.updatedAt, b.updatedAt), close(a.finishedAt, b.finishedAt)
+        else { return false }
         var b = b
         (b.runAt, b.leaseExpiresAt, b.createdAt, b.updatedAt, b.finishedAt) =
             (a.runAt, a.leaseExpiresAt, a.createdAt, a.updatedAt, a.finishedAt)

@@ -50,7 +50,7 @@ public final class PostgresJobQueue: TransitioningJobQueue {
         self.connectionRetries = connectionRetries
         names = PostgresQueueNames(schema: configuration.schema, prefix: configuration.prefix)
         guard configuration.schema.map(PostgresQueueConfiguration.isValidIdentifier) ?? true,
-              configuration.prefix.isEmpty || PostgresQueueConfiguration.isValidIdentifier(configuration.prefix)
+            configuration.prefix.isEmpty || PostgresQueueConfiguration.isValidIdentifier(configuration.prefix)
         else {
             throw JobQueueError.openFailed(
                 url: configuration.description, reason: "schema and prefix must be lower-case SQL identifiers")
@@ -108,7 +108,8 @@ public final class PostgresJobQueue: TransitioningJobQueue {
         let logger = self.logger
         let stored = try await withConnectionRetry {
             try await self.client.withTransaction(logger: logger) { connection -> [Job] in
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO \(unescaped: names.jobs) (campaign, source, profile, state, attempts, max_attempts,
                         run_at, error_history, created_at, updated_at)
                     SELECT c, s, p, 'queued', 0, m, r, '[]'::jsonb, \(now), \(now)
@@ -116,7 +117,8 @@ public final class PostgresJobQueue: TransitioningJobQueue {
                                 \(runAts)::timestamptz[]) AS u(c, s, p, m, r)
                     ON CONFLICT (campaign, source, profile) DO NOTHING
                     """, logger: logger)
-                let rows = try await connection.query("""
+                let rows = try await connection.query(
+                    """
                     SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs) AS j
                     JOIN (SELECT DISTINCT c, s, p FROM UNNEST(\(campaigns)::text[], \(sources)::text[], \(profiles)::text[]) AS u(c, s, p)) AS u
                       ON j.campaign = u.c AND j.source = u.s AND j.profile = u.p
@@ -146,7 +148,8 @@ public final class PostgresJobQueue: TransitioningJobQueue {
     }
 
     public func jobs(campaign: String) async throws -> [Job] {
-        try await fetchJobs("""
+        try await fetchJobs(
+            """
             SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs) WHERE campaign = \(campaign)
             ORDER BY source COLLATE "C", profile COLLATE "C", id
             """)
@@ -156,13 +159,15 @@ public final class PostgresJobQueue: TransitioningJobQueue {
         // The index on (campaign, source COLLATE "C", profile COLLATE "C") gives both the order
         // and the start (migration 2).
         if let after {
-            return try await fetchJobs("""
+            return try await fetchJobs(
+                """
                 SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
                 WHERE campaign = \(campaign) AND (source COLLATE "C", profile COLLATE "C") > (\(after.source), \(after.profile))
                 ORDER BY source COLLATE "C", profile COLLATE "C" LIMIT \(limit)
                 """)
         }
-        return try await fetchJobs("""
+        return try await fetchJobs(
+            """
             SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs) WHERE campaign = \(campaign)
             ORDER BY source COLLATE "C", profile COLLATE "C" LIMIT \(limit)
             """)
@@ -171,7 +176,8 @@ public final class PostgresJobQueue: TransitioningJobQueue {
     public func finishes(campaign: String, since: Date) async throws -> RecentFinishes {
         let names = self.names
         return try await withConnectionRetry {
-            let rows = try await self.client.query("""
+            let rows = try await self.client.query(
+                """
                 SELECT COUNT(*), MIN(finished_at) FROM \(unescaped: names.jobs)
                 WHERE campaign = \(campaign) AND finished_at >= \(since)
                 """, logger: self.logger)
@@ -183,7 +189,8 @@ public final class PostgresJobQueue: TransitioningJobQueue {
     }
 
     public func deadJobs(campaign: String?, limit: Int) async throws -> [Job] {
-        try await fetchJobs("""
+        try await fetchJobs(
+            """
             SELECT \(unescaped: Self.columns) FROM \(unescaped: names.jobs)
             WHERE state = \(JobState.dead.rawValue) AND (\(campaign)::text IS NULL OR campaign = \(campaign))
             ORDER BY campaign COLLATE "C", source COLLATE "C", profile COLLATE "C", id
@@ -194,7 +201,8 @@ public final class PostgresJobQueue: TransitioningJobQueue {
     public func counts(campaign: String?) async throws -> JobCounts {
         let names = self.names
         return try await withConnectionRetry {
-            let rows = try await self.client.query("""
+            let rows = try await self.client.query(
+                """
                 SELECT state, COUNT(*) FROM \(unescaped: names.jobs)
                 WHERE (\(campaign)::text IS NULL OR campaign = \(campaign)) GROUP BY state
                 """, logger: self.logger)
@@ -209,7 +217,8 @@ public final class PostgresJobQueue: TransitioningJobQueue {
     public func countsByCampaign() async throws -> [CampaignJobCounts] {
         let names = self.names
         return try await withConnectionRetry {
-            let rows = try await self.client.query("""
+            let rows = try await self.client.query(
+                """
                 SELECT campaign, state, COUNT(*) FROM \(unescaped: names.jobs)
                 GROUP BY campaign, state ORDER BY campaign COLLATE "C"
                 """, logger: self.logger)
@@ -230,7 +239,8 @@ public final class PostgresJobQueue: TransitioningJobQueue {
         let names = self.names
         let key = contentSHA256.lowercased()
         return try await withConnectionRetry {
-            let rows = try await self.client.query("""
+            let rows = try await self.client.query(
+                """
                 SELECT result FROM \(unescaped: names.resultsCache) WHERE content_sha256 = \(key) AND profile = \(profile)
                 """, logger: self.logger)
             for try await (result) in rows.decode(Data.self) { return result }
@@ -244,7 +254,8 @@ public final class PostgresJobQueue: TransitioningJobQueue {
         let bytes = ByteBuffer(bytes: result)
         let now = options.clock.now()
         try await withConnectionRetry {
-            _ = try await self.client.query("""
+            _ = try await self.client.query(
+                """
                 INSERT INTO \(unescaped: names.resultsCache) (content_sha256, profile, result, created_at)
                 VALUES (\(key), \(profile), \(bytes), \(now))
                 ON CONFLICT (content_sha256, profile) DO UPDATE SET result = EXCLUDED.result, created_at = EXCLUDED.created_at

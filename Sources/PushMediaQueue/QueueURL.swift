@@ -82,8 +82,8 @@ public enum QueueURL: Sendable, Hashable, CustomStringConvertible {
     /// The URL with any password hidden.
     public var description: String {
         switch self {
-        case let .sqlite(path): "sqlite:\(path)"
-        case let .postgres(configuration): configuration.description
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let configuration): configuration.description
         }
     }
 }

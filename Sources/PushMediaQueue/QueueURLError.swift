@@ -23,25 +23,25 @@ public enum QueueURLError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unsupportedScheme(url, scheme):
+        case .unsupportedScheme(let url, let scheme):
             "queue URL '\(url)': unsupported scheme '\(scheme ?? "")' (use sqlite:PATH or postgres://user:pass@host:port/db)"
-        case let .missingPath(url):
+        case .missingPath(let url):
             "queue URL '\(url)': missing file path (e.g. sqlite:queue.sqlite or sqlite:///var/lib/pushmedia/queue.sqlite)"
-        case let .unexpectedHost(url, host):
+        case .unexpectedHost(let url, let host):
             "queue URL '\(url)': sqlite URLs take no host ('\(host)'); use sqlite:relative/path or sqlite:///absolute/path"
-        case let .missingHost(url):
+        case .missingHost(let url):
             "queue URL '\(redacted(url))': missing host"
-        case let .missingUser(url):
+        case .missingUser(let url):
             "queue URL '\(redacted(url))': missing user name"
-        case let .missingDatabase(url):
+        case .missingDatabase(let url):
             "queue URL '\(redacted(url))': missing database name (postgres://user:pass@host:port/DATABASE)"
-        case let .malformed(url):
+        case .malformed(let url):
             "queue URL '\(redacted(url))' is not a valid URL"
-        case let .unknownParameter(url, name):
+        case .unknownParameter(let url, let name):
             "queue URL '\(redacted(url))': unknown parameter '\(name)' (known: schema, prefix, sslmode)"
-        case let .invalidIdentifier(url, name, value):
+        case .invalidIdentifier(let url, let name, let value):
             "queue URL '\(redacted(url))': \(name) '\(value)' must be lower-case letters, digits and underscores, not starting with a digit, at most 40 characters"
-        case let .invalidSSLMode(url, value):
+        case .invalidSSLMode(let url, let value):
             "queue URL '\(redacted(url))': sslmode '\(value)' is not one of disable, prefer, require, verify-full"
         }
     }

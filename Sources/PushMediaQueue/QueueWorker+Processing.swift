@@ -27,7 +27,7 @@ extension QueueWorker {
             return
         }
         let owner = configuration.owner
-        if case let .failure(thrown) = result, let failure = thrown as? StorageFailure {
+        if case .failure(let thrown) = result, let failure = thrown as? StorageFailure {
             // Not the job's fault: it goes back uncounted, and the worker stops or pauses.
             do {
                 try await queue.release(jobID: job.id, owner: owner)
@@ -46,16 +46,16 @@ extension QueueWorker {
         do {
             let stored: Job
             switch result {
-            case let .success(.succeeded(data, outcomeKind)):
+            case .success(.succeeded(let data, let outcomeKind)):
                 kind = outcomeKind ?? kind
                 metadata.merge(configuration.resultMetadata(data)) { _, new in new }
                 stored = try await queue.complete(jobID: job.id, owner: owner, result: data)
-            case let .success(.failed(data, error, outcomeKind)):
+            case .success(.failed(let data, let error, let outcomeKind)):
                 kind = outcomeKind ?? kind
                 metadata.merge(configuration.resultMetadata(data)) { _, new in new }
                 metadata["error_code"] = "\(error.code)"
                 stored = try await queue.fail(jobID: job.id, owner: owner, error: error, result: data)
-            case let .failure(thrown):
+            case .failure(let thrown):
                 let error = Self.jobError(from: thrown)
                 metadata["error_code"] = "\(error.code)"
                 metadata["error"] = "\(error.message)"

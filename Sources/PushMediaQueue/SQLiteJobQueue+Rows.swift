@@ -87,12 +87,13 @@ extension SQLiteJobQueue {
     }
 
     static func writeBack(_ job: Job, _ db: Database) throws {
-        let update = try db.cachedStatement(sql: """
-            UPDATE jobs SET state = ?, attempts = ?, max_attempts = ?, run_at = ?, lease_owner = ?,
-                lease_expires_at = ?, last_error_code = ?, last_error_message = ?, error_history = ?,
-                result = ?, updated_at = ?, finished_at = ?
-            WHERE id = ?
-            """)
+        let update = try db.cachedStatement(
+            sql: """
+                UPDATE jobs SET state = ?, attempts = ?, max_attempts = ?, run_at = ?, lease_owner = ?,
+                    lease_expires_at = ?, last_error_code = ?, last_error_message = ?, error_history = ?,
+                    result = ?, updated_at = ?, finished_at = ?
+                WHERE id = ?
+                """)
         try update.execute(arguments: [
             job.state.rawValue, job.attempts, job.maxAttempts, job.runAt.queueMilliseconds, job.leaseOwner,
             job.leaseExpiresAt?.queueMilliseconds, job.lastError?.code, job.lastError?.message,

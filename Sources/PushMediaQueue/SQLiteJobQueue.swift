@@ -63,12 +63,13 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
         let now = options.clock.now()
         let defaultMax = options.defaultMaxAttempts
         let result = try await writeImmediate { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO jobs (campaign, source, profile, state, attempts, max_attempts, run_at,
-                                  error_history, created_at, updated_at)
-                VALUES (?, ?, ?, 'queued', 0, ?, ?, '[]', ?, ?)
-                ON CONFLICT (campaign, source, profile) DO NOTHING
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO jobs (campaign, source, profile, state, attempts, max_attempts, run_at,
+                                      error_history, created_at, updated_at)
+                    VALUES (?, ?, ?, 'queued', 0, ?, ?, '[]', ?, ?)
+                    ON CONFLICT (campaign, source, profile) DO NOTHING
+                    """)
             let select = try db.cachedStatement(sql: "SELECT \(Self.jobColumns) FROM jobs WHERE campaign = ? AND source = ? AND profile = ?")
             var out: [Job] = []
             out.reserveCapacity(jobs.count)
@@ -139,7 +140,8 @@ public final class SQLiteJobQueue: TransitioningJobQueue {
         try await pool.read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT \(Self.jobColumns) FROM jobs WHERE state = ? AND (? IS NULL OR campaign = ?) ORDER BY campaign, source, profile, id LIMIT ?",
+                sql:
+                    "SELECT \(Self.jobColumns) FROM jobs WHERE state = ? AND (? IS NULL OR campaign = ?) ORDER BY campaign, source, profile, id LIMIT ?",
                 arguments: [JobState.dead.rawValue, campaign, campaign, limit]
             ).map(Self.decodeJob)
         }

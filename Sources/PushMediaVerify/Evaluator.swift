@@ -75,13 +75,16 @@ public enum Evaluator {
         let limit = DownloadRule.fcmImageLimit
         if let length = o.contentLength {
             if length > limit {
-                problems.append(Problem(.overFCMLimit, "Content-Length is \(grouped(length)) bytes: FCM's Android SDK refuses images over \(grouped(limit)) bytes"))
+                problems.append(
+                    Problem(
+                        .overFCMLimit, "Content-Length is \(grouped(length)) bytes: FCM's Android SDK refuses images over \(grouped(limit)) bytes"))
             }
         } else {
             problems.append(Problem(.noContentLength, "send Content-Length: FCM's image must announce its size (at most \(grouped(limit)) bytes)"))
         }
         if expected.bytes > limit, !problems.contains(where: { $0.code == .overFCMLimit }) {
-            problems.append(Problem(.overFCMLimit, "the file is \(grouped(expected.bytes)) bytes: FCM's Android SDK refuses images over \(grouped(limit)) bytes"))
+            problems.append(
+                Problem(.overFCMLimit, "the file is \(grouped(expected.bytes)) bytes: FCM's Android SDK refuses images over \(grouped(limit)) bytes"))
         }
         if let late = lateness(o, expected: expected, cutOff: seconds, code: .slowForFCM, who: "FCM's cut-off for its image") {
             problems.append(late)
@@ -98,7 +101,8 @@ public enum Evaluator {
         case .deadline where o.deadline >= cutOff:
             return Problem(
                 code,
-                "\(grouped(o.bytes)) of \(grouped(expected.bytes)) bytes had arrived after \(seconds(o.deadline)), over \(who) (\(seconds(cutOff))): \(advice)")
+                "\(grouped(o.bytes)) of \(grouped(expected.bytes)) bytes had arrived after \(seconds(o.deadline)), over \(who) (\(seconds(cutOff))): \(advice)"
+            )
         default:
             return nil
         }
@@ -114,29 +118,54 @@ public enum Evaluator {
         let announced = o.contentEncoding == nil ? o.contentLength : nil
         let reupload = "upload the file again and purge the CDN's copy"
         if let announced, announced < size {
-            problems.append(Problem(.truncated, "the object is \(grouped(size - announced)) bytes shorter than the file (\(grouped(announced)) of \(grouped(size))): \(reupload)"))
+            problems.append(
+                Problem(
+                    .truncated,
+                    "the object is \(grouped(size - announced)) bytes shorter than the file (\(grouped(announced)) of \(grouped(size))): \(reupload)")
+            )
         } else if let announced, announced > size {
-            problems.append(Problem(.extraBytes, "the object is \(grouped(announced - size)) bytes longer than the file (\(grouped(announced)), the file \(grouped(size))): \(reupload)"))
+            problems.append(
+                Problem(
+                    .extraBytes,
+                    "the object is \(grouped(announced - size)) bytes longer than the file (\(grouped(announced)), the file \(grouped(size))): \(reupload)"
+                ))
         }
         switch o.bodyEnd {
         case .complete:
             if o.bytes < size, problems.isEmpty {
-                problems.append(Problem(.truncated, "the object is \(grouped(size - o.bytes)) bytes shorter than the file (\(grouped(o.bytes)) of \(grouped(size))): \(reupload)"))
+                problems.append(
+                    Problem(
+                        .truncated,
+                        "the object is \(grouped(size - o.bytes)) bytes shorter than the file (\(grouped(o.bytes)) of \(grouped(size))): \(reupload)")
+                )
             } else if o.bytes > size, problems.isEmpty {
                 problems.append(Problem(.extraBytes, "the body is longer than the file's \(grouped(size)) bytes: \(reupload)"))
             } else if o.bytes == size, o.sha256 != expected.sha256 {
                 let served = o.sha256.map { "\($0.prefix(12))…" } ?? "unknown"
-                problems.append(Problem(.wrongBytes, "the object has the file's size but other bytes (SHA-256 \(served), the file's \(expected.sha256.prefix(12))…): \(reupload)"))
+                problems.append(
+                    Problem(
+                        .wrongBytes,
+                        "the object has the file's size but other bytes (SHA-256 \(served), the file's \(expected.sha256.prefix(12))…): \(reupload)"))
             }
         case .pastExpected where problems.isEmpty:
             if o.contentLength == nil {
-                problems.append(Problem(.bodyOverrun, "more than the file's \(grouped(size)) bytes came without a Content-Length (reading stopped one byte past them): serve the object itself, with its Content-Length"))
+                problems.append(
+                    Problem(
+                        .bodyOverrun,
+                        "more than the file's \(grouped(size)) bytes came without a Content-Length (reading stopped one byte past them): serve the object itself, with its Content-Length"
+                    ))
             } else {
-                problems.append(Problem(.extraBytes, "the body is longer than the file's \(grouped(size)) bytes (reading stopped one byte past them): \(reupload)"))
+                problems.append(
+                    Problem(
+                        .extraBytes, "the body is longer than the file's \(grouped(size)) bytes (reading stopped one byte past them): \(reupload)"))
             }
         case .closedEarly(let reason) where problems.isEmpty:
             // Whatever had arrived, the body did not end as the response said it would.
-            problems.append(Problem(.truncated, "the connection ended after \(grouped(o.bytes)) of the file's \(grouped(size)) bytes (\(reason)): the CDN or origin cuts the body off"))
+            problems.append(
+                Problem(
+                    .truncated,
+                    "the connection ended after \(grouped(o.bytes)) of the file's \(grouped(size)) bytes (\(reason)): the CDN or origin cuts the body off"
+                ))
         default:
             break
         }
@@ -183,7 +212,10 @@ public enum Evaluator {
         let accepted = Set([expected.fileExtension.lowercased()] + (AttachmentType.forExtension(expected.fileExtension)?.fileExtensions ?? []))
         guard !accepted.contains(found) else { return nil }
         let ends = found.isEmpty ? "has no extension" : "ends in .\(found)"
-        return Problem(.wrongExtension, "end the URL's path in .\(expected.fileExtension) (it \(ends)): service extensions name the downloaded file after the URL, and iOS reads the type from the name")
+        return Problem(
+            .wrongExtension,
+            "end the URL's path in .\(expected.fileExtension) (it \(ends)): service extensions name the downloaded file after the URL, and iOS reads the type from the name"
+        )
     }
 
     // MARK: - Status and failures
@@ -195,7 +227,10 @@ public enum Evaluator {
         case 404, 410:
             return Problem(.notFound, "HTTP \(status)\(at): the object is not there: upload it, or fix the base URL")
         case 401, 403:
-            return Problem(.forbidden, "HTTP \(status)\(at): the server refuses a GET without credentials, which is how phones ask: make the objects public, or sign the URLs")
+            return Problem(
+                .forbidden,
+                "HTTP \(status)\(at): the server refuses a GET without credentials, which is how phones ask: make the objects public, or sign the URLs"
+            )
         case 500...599:
             return Problem(.serverError, "HTTP \(status)\(at): the CDN or its origin failed")
         default:
@@ -211,7 +246,9 @@ public enum Evaluator {
         case .invalidURL:
             return Problem(.invalidURL, "the URL cannot be parsed: check the base URL and the manifest")
         case .redirect(.toHTTP(let location)):
-            return Problem(.insecureRedirect, "the server redirects to http (\(location)), which the phones refuse: redirect to https, or serve the file at the URL itself")
+            return Problem(
+                .insecureRedirect,
+                "the server redirects to http (\(location)), which the phones refuse: redirect to https, or serve the file at the URL itself")
         case .redirect(.loop(let location)):
             return Problem(.redirectLoop, "the redirects come back to \(location) after \(o.redirects): fix the CDN's redirect rules")
         case .redirect(.tooMany(let limit)):
@@ -219,13 +256,18 @@ public enum Evaluator {
         case .redirect(.offHost(let authority)):
             return Problem(
                 .redirectOffHost,
-                "the server redirects to \(authority), which the manifest does not name and verify does not visit (--allow-host \(authority) lets it): publish the final URL instead")
+                "the server redirects to \(authority), which the manifest does not name and verify does not visit (--allow-host \(authority) lets it): publish the final URL instead"
+            )
         case .redirect(.broken(let status, let location)):
-            return Problem(.brokenRedirect, "HTTP \(status) without a Location a phone can follow (\(location.map { "\"\($0)\"" } ?? "none")): fix the redirect")
+            return Problem(
+                .brokenRedirect, "HTTP \(status) without a Location a phone can follow (\(location.map { "\"\($0)\"" } ?? "none")): fix the redirect")
         case .certificateWrongName(let detail):
             return Problem(.certificateWrongName, "the certificate is not for \(host): serve one that names it (\(detail))")
         case .certificateUntrusted(let detail):
-            return Problem(.certificateUntrusted, "the certificate is not trusted (\(detail)): serve a chain to a public CA, complete and unexpired (--ca-file for a private CA on staging)")
+            return Problem(
+                .certificateUntrusted,
+                "the certificate is not trusted (\(detail)): serve a chain to a public CA, complete and unexpired (--ca-file for a private CA on staging)"
+            )
         case .tls(let detail):
             return Problem(.tlsFailed, "TLS failed (\(detail)): phones need TLS 1.2 or later with a current cipher")
         case .connection(let detail):

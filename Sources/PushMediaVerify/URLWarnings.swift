@@ -16,9 +16,12 @@ enum URLWarnings {
         let tokens = items.filter { tokenParameters.contains($0.name.lowercased()) }
         guard let first = tokens.first else {
             let names = items.map(\.name).joined(separator: ", ")
-            return ["the URL has a query string (\(names)): every payload carries it, and a CDN that ignores query strings serves the same object whatever it says"]
+            return [
+                "the URL has a query string (\(names)): every payload carries it, and a CDN that ignores query strings serves the same object whatever it says"
+            ]
         }
-        var warning = "the URL carries a token (\(first.name)): it must stay valid until the last phone has downloaded the file, and a phone that gets the notification late gets no image"
+        var warning =
+            "the URL carries a token (\(first.name)): it must stay valid until the last phone has downloaded the file, and a phone that gets the notification late gets no image"
         if let expiry = expiry(of: items) {
             warning += "; it expires at \(Self.timestamp(expiry))"
         }
@@ -46,11 +49,14 @@ enum URLWarnings {
         var warnings: [String] = []
         if o.redirects > 0, let final = o.requested.last {
             let plural = o.redirects == 1 ? "" : "s"
-            warnings.append("\(o.redirects) redirect\(plural) to \(final): each costs the phone a round trip before the download starts; publish the final URL")
+            warnings.append(
+                "\(o.redirects) redirect\(plural) to \(final): each costs the phone a round trip before the download starts; publish the final URL")
         }
         if let cache = cacheWarning(o.cacheControl) { warnings.append(cache) }
         if let encoding = o.contentEncoding, encoding.lowercased() != "identity" {
-            warnings.append("the file is sent compressed (Content-Encoding: \(encoding)): phones decode it, but images and movies do not get smaller, and Content-Length then counts the compressed bytes")
+            warnings.append(
+                "the file is sent compressed (Content-Encoding: \(encoding)): phones decode it, but images and movies do not get smaller, and Content-Length then counts the compressed bytes"
+            )
         }
         return warnings
     }
@@ -62,7 +68,8 @@ enum URLWarnings {
     static func cacheWarning(_ header: String?) -> String? {
         let advice = "PushMedia's file names always mean the same bytes, so \"public, max-age=31536000, immutable\" is safe"
         guard let header, !header.trimmingCharacters(in: .whitespaces).isEmpty else {
-            return "no Cache-Control: the CDN keeps the file for its default time only, and every phone that misses its cache reaches the origin; \(advice)"
+            return
+                "no Cache-Control: the CDN keeps the file for its default time only, and every phone that misses its cache reaches the origin; \(advice)"
         }
         var directives: [String: String] = [:]
         for part in header.split(separator: ",") {
@@ -71,7 +78,8 @@ enum URLWarnings {
             directives[name] = pair.count > 1 ? pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : ""
         }
         if let refused = ["no-store", "no-cache", "private"].first(where: { directives[$0] != nil }) {
-            return "Cache-Control \(header) (\(refused)): the CDN does not serve it from its cache, so every phone's download reaches the origin; \(advice)"
+            return
+                "Cache-Control \(header) (\(refused)): the CDN does not serve it from its cache, so every phone's download reaches the origin; \(advice)"
         }
         let maxAge = (directives["s-maxage"] ?? directives["max-age"]).flatMap(Int.init)
         if let maxAge, maxAge < shortestMaxAge {

@@ -79,8 +79,10 @@ public enum ManifestAssembler {
             // A lease that expired or a run that ended while holding the job: the process working
             // on it died (a crash, a kill, out of memory) or stopped answering, on every attempt.
             if [JobStateMachine.leaseExpiredCode, JobStateMachine.ownerGoneCode].contains(job.lastError?.code) {
-                return .failed(EscapedPath(jobSource: job.source), error: ItemError(
-                    .workerCrashed, "the process working on it ended without a result on all \(job.attempts) attempts; last: \(message)"))
+                return .failed(
+                    EscapedPath(jobSource: job.source),
+                    error: ItemError(
+                        .workerCrashed, "the process working on it ended without a result on all \(job.attempts) attempts; last: \(message)"))
             }
             let code = job.lastError.map { ErrorCode($0.code) } ?? .internalError
             return .failed(EscapedPath(jobSource: job.source), error: ItemError(code, "\(message) (gave up after \(job.attempts) attempts)"))

@@ -1,8 +1,8 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Foundation
 import Prometheus
 import PushMediaQueue
 import ServiceLifecycle
@@ -68,7 +68,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
         switch health {
         case .ok:
             return (.ok, Array("ok\n".utf8))
-        case let .failing(reason, failures, since):
+        case .failing(let reason, let failures, let since):
             let seconds = Int(Date().timeIntervalSince(since).rounded())
             return (.serviceUnavailable, Array("unhealthy: \(failures) failures in a row for \(seconds) s, backing off; last: \(reason)\n".utf8))
         }
@@ -84,7 +84,11 @@ final class MetricsHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
             let (status, body, type): (HTTPResponseStatus, [UInt8], String) =
                 switch path {
                 case "/metrics": (.ok, registry.emitToBuffer(), "text/plain; version=0.0.4; charset=utf-8")
-                case "/healthz": { let (status, body) = Self.healthAnswer(health()); return (status, body, "text/plain") }()
+                case "/healthz":
+                    {
+                        let (status, body) = Self.healthAnswer(health())
+                        return (status, body, "text/plain")
+                    }()
                 default: (.notFound, Array("not found\n".utf8), "text/plain")
                 }
             var headers = HTTPHeaders()

@@ -265,7 +265,9 @@ public struct QueuedBatch: Sendable {
         let written: (manifest: String, ndjson: String, preview: String, folder: String)
         if let bucket {
             for name in [Self.ndjsonName, Self.manifestName] {
-                try await bucket.putFile(folder.appendingPathComponent(name), name: name, contentType: name == Self.manifestName ? "application/json" : "application/x-ndjson")
+                try await bucket.putFile(
+                    folder.appendingPathComponent(name), name: name,
+                    contentType: name == Self.manifestName ? "application/json" : "application/x-ndjson")
             }
             // preview.html last: its links point at the pages.
             for page in pages {

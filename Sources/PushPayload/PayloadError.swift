@@ -55,8 +55,10 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
             "the expanded image is \(bytes) bytes; FCM's android.notification.image must be at most \(limit) bytes (1 MB): lower expanded.maxWidth or jpeg.quality in the profile"
         case .itemNotFound(let source, let known):
             "no item with source \"\(source)\" in the manifest"
-                + (known.isEmpty ? " (it has no items)" : "; known: " + known.prefix(10).joined(separator: ", ")
-                    + (known.count > 10 ? ", … (\(known.count) in all)" : ""))
+                + (known.isEmpty
+                    ? " (it has no items)"
+                    : "; known: " + known.prefix(10).joined(separator: ", ")
+                        + (known.count > 10 ? ", … (\(known.count) in all)" : ""))
         }
     }
 }

@@ -18,7 +18,8 @@ extension PayloadBuilder {
         var warnings = carries.compactMap(\.extensionWarning)
         if c.selected.count > 1 {
             warnings.append(
-                "onesignal carries no ThumbnailHidden flag: iOS shows the first attachment (\(carries[0].role.rawValue)) as the thumbnail too; --mode single saves a download")
+                "onesignal carries no ThumbnailHidden flag: iOS shows the first attachment (\(carries[0].role.rawValue)) as the thumbnail too; --mode single saves a download"
+            )
         } else {
             warnings += droppedOptionsWarning(c, .onesignal)
         }

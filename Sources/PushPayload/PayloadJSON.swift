@@ -89,7 +89,10 @@ public indirect enum PayloadJSON: Sendable, Equatable {
         case .double(let d): out += PayloadJSON.format(d)
         case .bool(let b): out += b ? "true" : "false"
         case .array(let elements):
-            if elements.isEmpty { out += "[]"; return }
+            if elements.isEmpty {
+                out += "[]"
+                return
+            }
             out += "["
             for (i, element) in elements.enumerated() {
                 if i > 0 { out += "," }
@@ -99,7 +102,10 @@ public indirect enum PayloadJSON: Sendable, Equatable {
             newline(&out, indent: indent, level: level)
             out += "]"
         case .object(let members):
-            if members.isEmpty { out += "{}"; return }
+            if members.isEmpty {
+                out += "{}"
+                return
+            }
             out += "{"
             for (i, key) in members.keys.sorted().enumerated() {
                 if i > 0 { out += "," }

@@ -4,10 +4,15 @@ import Testing
 
 @Suite("Planner: downloads and delivery")
 struct DownloadPlanTests {
-    let multi: [AnyHashable: Any] = ["pm": ["v": 1, "a": [
-        ["u": "https://cdn.example.com/e.jpg", "t": "public.jpeg", "h": 1],
-        ["u": "https://cdn.example.com/t.jpg", "t": "public.jpeg"],
-    ]]]
+    let multi: [AnyHashable: Any] = [
+        "pm": [
+            "v": 1,
+            "a": [
+                ["u": "https://cdn.example.com/e.jpg", "t": "public.jpeg", "h": 1],
+                ["u": "https://cdn.example.com/t.jpg", "t": "public.jpeg"],
+            ],
+        ]
+    ]
 
     @Test func standardPolicyFitsTheExtensionBudget() {
         let plan = AttachmentPlanner().plan(userInfo: multi)
@@ -29,9 +34,14 @@ struct DownloadPlanTests {
     }
 
     @Test func maxBytesFollowAppleLimitsPerType() {
-        let plan = AttachmentPlanner().plan(userInfo: ["pm": ["v": 1, "a": [
-            ["u": "https://x.example/a.mp4"], ["u": "https://x.example/b.mp3"], ["u": "https://x.example/c.gif"],
-        ]]])
+        let plan = AttachmentPlanner().plan(userInfo: [
+            "pm": [
+                "v": 1,
+                "a": [
+                    ["u": "https://x.example/a.mp4"], ["u": "https://x.example/b.mp3"], ["u": "https://x.example/c.gif"],
+                ],
+            ]
+        ])
         #expect(plan.download.steps.map(\.maxBytes) == [50_000_000, 5_000_000, 10_000_000])
         let audio = plan.download.steps[1]
         #expect(audio.accepts(byteCount: 5_000_000))
@@ -66,7 +76,9 @@ struct DownloadPlanTests {
             return
         }
         #expect(kept.map(\.url.lastPathComponent) == ["t.jpg"])
-        #expect(plan.delivery(downloaded: [0: 0, 1: 20_000_000]) == .originalContent(reason: "no attachment was downloaded in time and within its size limit"))
+        #expect(
+            plan.delivery(downloaded: [0: 0, 1: 20_000_000])
+                == .originalContent(reason: "no attachment was downloaded in time and within its size limit"))
     }
 
     @Test func nothingDownloadedFallsBackToTheOriginal() {

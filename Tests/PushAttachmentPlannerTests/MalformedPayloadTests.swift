@@ -51,11 +51,16 @@ struct MalformedPayloadTests {
     }
 
     @Test func badEntryDoesNotSpoilGoodOnes() {
-        let plan = planner.plan(userInfo: ["pm": ["v": 1, "a": [
-            ["u": "http://cdn.example.com/a.jpg"],
-            ["u": "https://cdn.example.com/b.jpg", "h": 1],
-            "not an object",
-        ]]])
+        let plan = planner.plan(userInfo: [
+            "pm": [
+                "v": 1,
+                "a": [
+                    ["u": "http://cdn.example.com/a.jpg"],
+                    ["u": "https://cdn.example.com/b.jpg", "h": 1],
+                    "not an object",
+                ],
+            ]
+        ])
         #expect(plan.attachments.map(\.url.lastPathComponent) == ["b.jpg"])
         #expect(plan.problems.map(\.code) == [.insecureURL, .wrongType])
         #expect(plan.problems.map(\.path) == ["pm.a[0].u", "pm.a[2]"])
@@ -79,17 +84,31 @@ struct MalformedPayloadTests {
             (["att": "https://x.example/a.jpg"], .wrongType, "att"),
             (["fcm_options": ["image": NSNull()]], .wrongType, "fcm_options.image"),
             (["com.urbanairship.media_attachment": ["options": ["time": 1]]], .missingKey, "com.urbanairship.media_attachment.url"),
-            (["com.urbanairship.media_attachment": ["url": "https://x.example/a.jpg", "options": ["crop": ["x": 0.9, "y": 0, "width": 0.5, "height": 1]]]],
-             .invalidClipRect, "com.urbanairship.media_attachment.options.crop"),
-            (["com.urbanairship.media_attachment": ["url": "https://x.example/a.jpg", "options": ["crop": ["x": 0, "y": 0]]]],
-             .invalidClipRect, "com.urbanairship.media_attachment.options.crop"),
-            (["com.urbanairship.media_attachment": ["url": "https://x.example/a.jpg", "options": ["time": -3]]],
-             .invalidThumbnailTime, "com.urbanairship.media_attachment.options.time"),
-            (["com.urbanairship.media_attachment": ["url": "https://x.example/a.jpg", "options": "none"]],
-             .wrongType, "com.urbanairship.media_attachment.options"),
+            (
+                [
+                    "com.urbanairship.media_attachment": [
+                        "url": "https://x.example/a.jpg", "options": ["crop": ["x": 0.9, "y": 0, "width": 0.5, "height": 1]],
+                    ]
+                ],
+                .invalidClipRect, "com.urbanairship.media_attachment.options.crop"
+            ),
+            (
+                ["com.urbanairship.media_attachment": ["url": "https://x.example/a.jpg", "options": ["crop": ["x": 0, "y": 0]]]],
+                .invalidClipRect, "com.urbanairship.media_attachment.options.crop"
+            ),
+            (
+                ["com.urbanairship.media_attachment": ["url": "https://x.example/a.jpg", "options": ["time": -3]]],
+                .invalidThumbnailTime, "com.urbanairship.media_attachment.options.time"
+            ),
+            (
+                ["com.urbanairship.media_attachment": ["url": "https://x.example/a.jpg", "options": "none"]],
+                .wrongType, "com.urbanairship.media_attachment.options"
+            ),
             (["com.urbanairship.media_attachment": ["urls": [["url_id": "a"]]]], .wrongType, "com.urbanairship.media_attachment.urls[0]"),
-            (["com.urbanairship.media_attachment": ["url": "https://x.example/a.jpg", "thumbnail_id": 3]],
-             .wrongType, "com.urbanairship.media_attachment.thumbnail_id"),
+            (
+                ["com.urbanairship.media_attachment": ["url": "https://x.example/a.jpg", "thumbnail_id": 3]],
+                .wrongType, "com.urbanairship.media_attachment.thumbnail_id"
+            ),
         ]
         for (userInfo, code, path) in cases {
             let plan = planner.plan(userInfo: userInfo)

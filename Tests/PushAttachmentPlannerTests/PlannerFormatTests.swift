@@ -18,9 +18,10 @@ struct PlannerFormatTests {
         let plan = planner.plan(jsonData: Data(json.utf8))
         #expect(plan.source == .pushMedia)
         #expect(plan.problems.isEmpty)
-        #expect(plan.attachments.map(\.url.absoluteString) == [
-            "https://cdn.example.com/e.jpg", "https://cdn.example.com/m.mp4", "https://cdn.example.com/t.png",
-        ])
+        #expect(
+            plan.attachments.map(\.url.absoluteString) == [
+                "https://cdn.example.com/e.jpg", "https://cdn.example.com/m.mp4", "https://cdn.example.com/t.png",
+            ])
         #expect(plan.attachments.map(\.typeHint) == ["public.jpeg", "public.mpeg-4", "public.png"])
         #expect(plan.attachments.map(\.fileExtension) == ["jpg", "mp4", "png"])
         #expect(plan.attachments.map(\.options.thumbnailHidden) == [true, false, false])
@@ -35,13 +36,17 @@ struct PlannerFormatTests {
             "pm": ["v": 1, "a": [["u": "https://cdn.example.com/e.jpg", "t": "public.jpeg", "h": true, "c": [0.1, 0.2, 0.3, 0.4], "s": 3]]]
         ])
         let options = try #require(plan.attachments.first).optionsDictionary
-        #expect(Set(options.keys) == [
-            "UNNotificationAttachmentOptionsTypeHintKey", "UNNotificationAttachmentOptionsThumbnailHiddenKey",
-            "UNNotificationAttachmentOptionsThumbnailClippingRectKey", "UNNotificationAttachmentOptionsThumbnailTimeKey",
-        ])
+        #expect(
+            Set(options.keys) == [
+                "UNNotificationAttachmentOptionsTypeHintKey", "UNNotificationAttachmentOptionsThumbnailHiddenKey",
+                "UNNotificationAttachmentOptionsThumbnailClippingRectKey", "UNNotificationAttachmentOptionsThumbnailTimeKey",
+            ])
         #expect(options["UNNotificationAttachmentOptionsTypeHintKey"] as? String == "public.jpeg")
         #expect(options["UNNotificationAttachmentOptionsThumbnailHiddenKey"] as? Bool == true)
-        #expect(options["UNNotificationAttachmentOptionsThumbnailClippingRectKey"] as? [String: Double] == ["X": 0.1, "Y": 0.2, "Width": 0.3, "Height": 0.4])
+        #expect(
+            options["UNNotificationAttachmentOptionsThumbnailClippingRectKey"] as? [String: Double] == [
+                "X": 0.1, "Y": 0.2, "Width": 0.3, "Height": 0.4,
+            ])
         #expect(options["UNNotificationAttachmentOptionsThumbnailTimeKey"] as? Double == 3)
     }
 
@@ -86,7 +91,9 @@ struct PlannerFormatTests {
                 "options": ["crop": ["x": 0.25, "y": 0.0, "width": 0.5, "height": 1.0], "hidden": false],
             ]
         ])
-        #expect(single.attachments.first?.options == AttachmentOptions(thumbnailHidden: false, clippingRect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1)))
+        #expect(
+            single.attachments.first?.options
+                == AttachmentOptions(thumbnailHidden: false, clippingRect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1)))
         let array = planner.plan(userInfo: ["media_attachment": ["url": ["https://ua.example/a.jpg", "https://ua.example/b.gif"]]])
         #expect(array.attachments.map(\.typeHint) == ["public.jpeg", "com.compuserve.gif"])
         #expect(array.attachments.map(\.options.thumbnailHidden) == [false, false])
@@ -105,7 +112,9 @@ struct PlannerFormatTests {
         let device = planner.plan(userInfo: ["aps": aps, "att": ["thumbnail": "https://os.example/t.jpg", "expanded": "https://os.example/e.jpg"]])
         #expect(device.source == .oneSignal)
         #expect(device.attachments.map(\.identifier) == ["expanded", "thumbnail"])
-        let numeric = planner.plan(userInfo: ["ios_attachments": ["10": "https://os.example/c.jpg", "2": "https://os.example/b.jpg", "1": "https://os.example/a.jpg"]])
+        let numeric = planner.plan(userInfo: [
+            "ios_attachments": ["10": "https://os.example/c.jpg", "2": "https://os.example/b.jpg", "1": "https://os.example/a.jpg"]
+        ])
         #expect(numeric.attachments.map(\.identifier) == ["1", "2", "10"])
     }
 
@@ -120,7 +129,9 @@ struct PlannerFormatTests {
 
     @Test func identifiersAreMadeUnique() {
         let plan = planner.plan(userInfo: [
-            "com.urbanairship.media_attachment": ["urls": [["url": "https://a.example/1.jpg", "url_id": "x"], ["url": "https://a.example/2.jpg", "url_id": "x"]]]
+            "com.urbanairship.media_attachment": [
+                "urls": [["url": "https://a.example/1.jpg", "url_id": "x"], ["url": "https://a.example/2.jpg", "url_id": "x"]]
+            ]
         ])
         #expect(plan.attachments.map(\.identifier) == ["x", "x-2"])
     }

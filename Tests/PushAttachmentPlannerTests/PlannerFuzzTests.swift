@@ -30,10 +30,11 @@ struct PayloadGenerator {
     }
 
     mutating func number() -> Any {
-        pick([
-            Double.random(in: -0.5...1.5, using: &rng), Double.random(in: 0...1, using: &rng), 0.0, 1.0, -0.0,
-            Double.nan, Double.infinity, -Double.infinity, 1e308, Double.leastNonzeroMagnitude,
-        ] as [Any] + [Int.random(in: -3...3, using: &rng), Int.max, Int.min, NSNumber(value: 0.5), NSNumber(value: 1)])
+        pick(
+            [
+                Double.random(in: -0.5...1.5, using: &rng), Double.random(in: 0...1, using: &rng), 0.0, 1.0, -0.0,
+                Double.nan, Double.infinity, -Double.infinity, 1e308, Double.leastNonzeroMagnitude,
+            ] as [Any] + [Int.random(in: -3...3, using: &rng), Int.max, Int.min, NSNumber(value: 0.5), NSNumber(value: 1)])
     }
 
     mutating func scalar() -> Any {
@@ -99,19 +100,21 @@ struct PayloadGenerator {
         case 4:
             var media: [String: Any] = [:]
             if chance(0.5) {
-                media["urls"] = maybe((0..<Int.random(in: 0...4, using: &rng)).map { i in
-                    ["url": maybe(url()), "url_id": maybe(pick(["expanded", "thumbnail", "\(i)"]))] as [String: Any]
-                })
+                media["urls"] = maybe(
+                    (0..<Int.random(in: 0...4, using: &rng)).map { i in
+                        ["url": maybe(url()), "url_id": maybe(pick(["expanded", "thumbnail", "\(i)"]))] as [String: Any]
+                    })
             } else {
                 media["url"] = chance(0.5) ? maybe(url()) : maybe([url(), url()])
             }
             if chance(0.5) { media["thumbnail_id"] = maybe(pick(["thumbnail", "expanded", "0"])) }
             if chance(0.5) {
                 let r = rect()
-                media["options"] = maybe([
-                    "crop": maybe(["x": r[0], "y": r[1], "width": r.count > 2 ? r[2] : 0.5, "height": r.count > 3 ? r[3] : 0.5]),
-                    "time": maybe(Double.random(in: 0...10, using: &rng)), "hidden": maybe(chance(0.5)),
-                ] as [String: Any])
+                media["options"] = maybe(
+                    [
+                        "crop": maybe(["x": r[0], "y": r[1], "width": r.count > 2 ? r[2] : 0.5, "height": r.count > 3 ? r[3] : 0.5]),
+                        "time": maybe(Double.random(in: 0...10, using: &rng)), "hidden": maybe(chance(0.5)),
+                    ] as [String: Any])
             }
             userInfo[pick(["com.urbanairship.media_attachment", "media_attachment"])] = chance(0.95) ? media : scalar()
         case 5:
@@ -181,12 +184,24 @@ struct PlannerFuzzTests {
     }
 
     nonisolated(unsafe) static let validPayloads: [[String: Any]] = [
-        ["aps": ["alert": "x", "mutable-content": 1],
-         "pm": ["v": 1, "a": [["u": "https://c.example/e.jpg", "t": "public.jpeg", "h": 1, "c": [0.25, 0, 0.5, 1]], ["u": "https://c.example/t.jpg", "t": "public.jpeg", "s": 2]]]],
+        [
+            "aps": ["alert": "x", "mutable-content": 1],
+            "pm": [
+                "v": 1,
+                "a": [
+                    ["u": "https://c.example/e.jpg", "t": "public.jpeg", "h": 1, "c": [0.25, 0, 0.5, 1]],
+                    ["u": "https://c.example/t.jpg", "t": "public.jpeg", "s": 2],
+                ],
+            ],
+        ],
         ["ab": ["att": ["url": "https://c.example/e.jpg", "type": "jpg"]]],
         ["adb_media": "https://c.example/e.gif"],
-        ["com.urbanairship.media_attachment": ["urls": [["url": "https://c.example/e.jpg", "url_id": "expanded"], ["url": "https://c.example/t.jpg", "url_id": "thumbnail"]],
-                                               "thumbnail_id": "thumbnail", "options": ["crop": ["x": 0.1, "y": 0.1, "width": 0.5, "height": 0.5], "time": 1]]],
+        [
+            "com.urbanairship.media_attachment": [
+                "urls": [["url": "https://c.example/e.jpg", "url_id": "expanded"], ["url": "https://c.example/t.jpg", "url_id": "thumbnail"]],
+                "thumbnail_id": "thumbnail", "options": ["crop": ["x": 0.1, "y": 0.1, "width": 0.5, "height": 0.5], "time": 1],
+            ]
+        ],
         ["att": ["expanded": "https://c.example/e.jpg", "thumbnail": "https://c.example/t.jpg"]],
         ["fcm_options": ["image": "https://c.example/e.png"]],
     ]

@@ -5,14 +5,17 @@ import Testing
 @Suite("Planner: userInfo conversion")
 struct PlannerJSONTests {
     @Test func swiftAndFoundationValues() {
-        let value = PlannerJSON(any: [
-            "s": "x", "i": 3, "d": 0.5, "b": true, "nb": NSNumber(value: false), "nn": NSNumber(value: 1),
-            "null": NSNull(), "a": [1, "y"], "o": ["k": 2] as [String: Any],
-        ] as [String: Any])
-        #expect(value == .object([
-            "s": .string("x"), "i": .number(3), "d": .number(0.5), "b": .bool(true), "nb": .bool(false), "nn": .number(1),
-            "null": .null, "a": .array([.number(1), .string("y")]), "o": .object(["k": .number(2)]),
-        ]))
+        let value = PlannerJSON(
+            any: [
+                "s": "x", "i": 3, "d": 0.5, "b": true, "nb": NSNumber(value: false), "nn": NSNumber(value: 1),
+                "null": NSNull(), "a": [1, "y"], "o": ["k": 2] as [String: Any],
+            ] as [String: Any])
+        #expect(
+            value
+                == .object([
+                    "s": .string("x"), "i": .number(3), "d": .number(0.5), "b": .bool(true), "nb": .bool(false), "nn": .number(1),
+                    "null": .null, "a": .array([.number(1), .string("y")]), "o": .object(["k": .number(2)]),
+                ]))
     }
 
     @Test func jsonSerializationBooleansStayBooleans() throws {
@@ -28,7 +31,7 @@ struct PlannerJSONTests {
             Issue.record("expected an object")
             return
         }
-        #expect(members.count == 2)  // the Int key is skipped
+        #expect(members.count == 2) // the Int key is skipped
         #expect(members["d"]?.typeName.contains("Date") == true)
         #expect(members["data"].map { if case .unsupported = $0 { true } else { false } } == true)
     }

@@ -102,8 +102,9 @@ struct SourceURLTests {
         #expect(SuggestedFileName.make(for: URL(string: "https://x.example/a/my%20clip.mp4")!) == "my clip.mp4")
         #expect(SuggestedFileName.make(for: URL(string: "https://x.example/")!) == "download")
         #expect(SuggestedFileName.make(for: URL(string: "https://x.example/")!, contentType: "image/png; charset=x") == "download.png")
-        #expect(SuggestedFileName.make(for: URL(string: "https://x.example/..%2F..%2Fetc%2Fpasswd")!) == "passwd" ||
-                !SuggestedFileName.make(for: URL(string: "https://x.example/..%2F..%2Fetc%2Fpasswd")!).contains("/"))
+        #expect(
+            SuggestedFileName.make(for: URL(string: "https://x.example/..%2F..%2Fetc%2Fpasswd")!) == "passwd"
+                || !SuggestedFileName.make(for: URL(string: "https://x.example/..%2F..%2Fetc%2Fpasswd")!).contains("/"))
         #expect(SuggestedFileName.make(for: URL(string: "https://x.example/.hidden")!) == "hidden")
         #expect(SuggestedFileName.fileExtension(for: "video/quicktime") == "mov")
         #expect(SuggestedFileName.fileExtension(for: nil) == nil)

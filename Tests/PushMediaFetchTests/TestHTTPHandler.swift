@@ -40,8 +40,9 @@ final class TestHTTPHandler: ChannelInboundHandler {
         switch parts.first {
         case "file":
             let count = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-            send(context, .ok, headers: ["Content-Type": query["type"] ?? "application/octet-stream"],
-                 body: TestHTTPServer.pattern(count))
+            send(
+                context, .ok, headers: ["Content-Type": query["type"] ?? "application/octet-stream"],
+                body: TestHTTPServer.pattern(count))
         case "chunked":
             let count = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
             var head = HTTPResponseHead(version: .http1_1, status: .ok)

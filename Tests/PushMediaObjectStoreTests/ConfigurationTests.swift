@@ -13,8 +13,10 @@ struct ConfigurationTests {
         #expect(plain.credentials == S3Credentials(accessKeyID: "AKID", secretAccessKey: "secret"))
         #expect(plain.region == "us-east-1" && plain.endpoint == nil)
         let full = try S3Configuration.fromEnvironment(
-            keys.merging(["AWS_SESSION_TOKEN": "tok", "AWS_DEFAULT_REGION": "eu-west-1", "AWS_REGION": "eu-central-1",
-                          "AWS_ENDPOINT_URL": "http://ignored:1", "AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9000"]) { $1 })
+            keys.merging([
+                "AWS_SESSION_TOKEN": "tok", "AWS_DEFAULT_REGION": "eu-west-1", "AWS_REGION": "eu-central-1",
+                "AWS_ENDPOINT_URL": "http://ignored:1", "AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9000",
+            ]) { $1 })
         #expect(full.credentials.sessionToken == "tok" && full.region == "eu-central-1")
         #expect(full.endpoint == URL(string: "http://127.0.0.1:9000"))
         #expect(try S3Configuration.fromEnvironment(keys.merging(["AWS_DEFAULT_REGION": "ap-south-1"]) { $1 }).region == "ap-south-1")
@@ -23,7 +25,9 @@ struct ConfigurationTests {
 
     @Test("missing credentials and a bad endpoint are refused with the variable's name")
     func refused() {
-        #expect(throws: S3Configuration.Invalid.self) { try S3Configuration.fromEnvironment(["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": ""]) }
+        #expect(throws: S3Configuration.Invalid.self) {
+            try S3Configuration.fromEnvironment(["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": ""])
+        }
         do {
             _ = try S3Configuration.fromEnvironment(keys.merging(["AWS_ENDPOINT_URL_S3": "minio:9000"]) { $1 })
             Issue.record("a URL without a scheme was accepted")
@@ -35,7 +39,8 @@ struct ConfigurationTests {
     @Test("URLs: path-style under an endpoint, virtual-hosted on AWS; keys percent-encoded except /")
     func urls() throws {
         let aws = try S3Configuration.fromEnvironment(keys.merging(["AWS_REGION": "eu-west-3"]) { $1 })
-        #expect(aws.url(bucket: "media", key: "spring/a b+é.jpg").absoluteString == "https://media.s3.eu-west-3.amazonaws.com/spring/a%20b%2B%C3%A9.jpg")
+        #expect(
+            aws.url(bucket: "media", key: "spring/a b+é.jpg").absoluteString == "https://media.s3.eu-west-3.amazonaws.com/spring/a%20b%2B%C3%A9.jpg")
         #expect(aws.url(bucket: "media", query: "list-type=2").absoluteString == "https://media.s3.eu-west-3.amazonaws.com/?list-type=2")
         let minio = try S3Configuration.fromEnvironment(keys.merging(["AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9000/"]) { $1 })
         #expect(minio.url(bucket: "media", key: "x/y.jpg").absoluteString == "http://127.0.0.1:9000/media/x/y.jpg")
@@ -59,7 +64,8 @@ struct ConfigurationTests {
     @Test("S3's error documents become kinds: missing bucket, credentials, clock skew, busy, denied")
     func errors() {
         func error(_ status: Int, _ code: String) -> S3Error {
-            let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>m &amp; n</Message><RequestId>1</RequestId></Error>"
+            let body =
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>m &amp; n</Message><RequestId>1</RequestId></Error>"
             return S3Error.from(status: status, body: Data(body.utf8), what: "PUT s3://b/k")
         }
         #expect(error(404, "NoSuchBucket").kind == .noSuchBucket)

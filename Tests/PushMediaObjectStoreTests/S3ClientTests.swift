@@ -56,7 +56,9 @@ struct S3ClientTests {
         let file = try S3TestServer.file(bytes: 300_000, seed: 1)
         let bytes = try Data(contentsOf: file)
         let key = "spring/a b+c.jpg"
-        #expect(try await client.upload(file: file, to: (bucket, key), contentType: "image/jpeg", cacheControl: S3Client.immutableCacheControl) == .uploaded)
+        #expect(
+            try await client.upload(file: file, to: (bucket, key), contentType: "image/jpeg", cacheControl: S3Client.immutableCacheControl)
+                == .uploaded)
         let head = try #require(try await client.head(bucket: bucket, key: key))
         #expect(head.size == bytes.count && head.sha256 == S3TestServer.sha256(bytes))
         #expect(head.contentType == "image/jpeg" && head.cacheControl == "public, max-age=31536000, immutable")
@@ -78,7 +80,9 @@ struct S3ClientTests {
         let bucket = try await S3TestServer.bucket(client)
         let file = try S3TestServer.file(bytes: (11 << 20) + 123, seed: 3)
         let bytes = try Data(contentsOf: file)
-        #expect(try await client.upload(file: file, to: (bucket, "movie.mp4"), contentType: "video/mp4", cacheControl: S3Client.immutableCacheControl) == .uploaded)
+        #expect(
+            try await client.upload(file: file, to: (bucket, "movie.mp4"), contentType: "video/mp4", cacheControl: S3Client.immutableCacheControl)
+                == .uploaded)
         let stored = try await client.get(bucket: bucket, key: "movie.mp4")
         #expect(stored.count == bytes.count && S3TestServer.sha256(stored) == S3TestServer.sha256(bytes))
         let head = try #require(try await client.head(bucket: bucket, key: "movie.mp4"))

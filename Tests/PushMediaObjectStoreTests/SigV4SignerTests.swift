@@ -20,15 +20,17 @@ struct SigV4SignerTests {
     }
 
     static let keys = S3Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
-    static let date = Date(timeIntervalSince1970: 1_795_343_696)  // 2026-11-22T10:34:56Z
+    static let date = Date(timeIntervalSince1970: 1_795_343_696) // 2026-11-22T10:34:56Z
 
     static let cases: [Case] = [
         Case(
             name: "PUT with checksum, path-style, non-default port", method: "PUT",
             url: "http://127.0.0.1:9000/campaign-media/spring/0a1b2c3d4e5f6071-thumb.jpg",
-            headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "public, max-age=31536000, immutable"),
-                      ("Content-Length", "11"), ("x-amz-checksum-sha256", "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek="),
-                      ("x-amz-meta-sha256", "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9")],
+            headers: [
+                ("Content-Type", "image/jpeg"), ("Cache-Control", "public, max-age=31536000, immutable"),
+                ("Content-Length", "11"), ("x-amz-checksum-sha256", "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek="),
+                ("x-amz-meta-sha256", "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"),
+            ],
             body: Data("hello world".utf8), credentials: keys, region: "us-east-1"),
         Case(
             name: "ListObjectsV2 with an encoded query, virtual-hosted https", method: "GET",
@@ -38,7 +40,8 @@ struct SigV4SignerTests {
             name: "HEAD of a key with spaces and non-ASCII, session token", method: "HEAD",
             url: "https://minio.internal/b/caf%C3%A9%20menu/photo%2B1.jpg",
             headers: [("x-amz-checksum-mode", "ENABLED")], body: Data(),
-            credentials: S3Credentials(accessKeyID: keys.accessKeyID, secretAccessKey: keys.secretAccessKey, sessionToken: "IQoJb3JpZ2luX2VjEJr//////////token=="),
+            credentials: S3Credentials(
+                accessKeyID: keys.accessKeyID, secretAccessKey: keys.secretAccessKey, sessionToken: "IQoJb3JpZ2luX2VjEJr//////////token=="),
             region: "auto"),
         Case(
             name: "multipart: create, part, complete (bare and repeated query names, folded spaces)", method: "POST",
@@ -82,7 +85,9 @@ struct SigV4SignerTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script]
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr

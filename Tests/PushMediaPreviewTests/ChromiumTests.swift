@@ -49,19 +49,30 @@ struct ChromiumTests {
         let manifest = Manifest(
             profile: .default,
             items: [
-                Item(source: "a/split.png", kind: .image, status: .ok, probe: Probe(format: "png", width: 192, height: 96),
-                     attachments: [image(.thumbnail, "c0ffee-thumb.png", 96, 96),
-                                   image(.expanded, "wide image #1.png", 192, 96, rect: UnitRect(x: 0.5, y: 0, width: 0.5, height: 1))],
-                     warnings: ["transcoded WebP to PNG"]),
-                Item(source: "b/<script>alert(1)</script>.png", kind: .image, status: .ok, probe: Probe(format: "png"),
-                     attachments: [image(.thumbnail, #"x" onerror="alert(1)<b>.png"#, 96, 96),
-                                   image(.expanded, "b10e-expanded.png", 192, 96, rect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1))]),
-                Item(source: "c/jingle.wav", kind: .audio, status: .ok, probe: Probe(format: "wav", durationSeconds: 1),
-                     attachments: [PushMediaModel.Attachment(identifier: "media", role: .media, file: "jingle.wav", typeHint: "com.microsoft.waveform-audio",
-                                              fileExtension: "wav", mimeType: "audio/wav", bytes: sizes["jingle.wav"]!, sha256: "0",
-                                              options: .init(thumbnailHidden: false))]),
-                .failed(source: #"0/"onerror=alert(2) <img src=x>.jpg"#, kind: .image,
-                        error: ItemError(.corruptInput, #"cannot decode "onerror=alert(3) <script>alert(4)</script>"#)),
+                Item(
+                    source: "a/split.png", kind: .image, status: .ok, probe: Probe(format: "png", width: 192, height: 96),
+                    attachments: [
+                        image(.thumbnail, "c0ffee-thumb.png", 96, 96),
+                        image(.expanded, "wide image #1.png", 192, 96, rect: UnitRect(x: 0.5, y: 0, width: 0.5, height: 1)),
+                    ],
+                    warnings: ["transcoded WebP to PNG"]),
+                Item(
+                    source: "b/<script>alert(1)</script>.png", kind: .image, status: .ok, probe: Probe(format: "png"),
+                    attachments: [
+                        image(.thumbnail, #"x" onerror="alert(1)<b>.png"#, 96, 96),
+                        image(.expanded, "b10e-expanded.png", 192, 96, rect: UnitRect(x: 0.25, y: 0, width: 0.5, height: 1)),
+                    ]),
+                Item(
+                    source: "c/jingle.wav", kind: .audio, status: .ok, probe: Probe(format: "wav", durationSeconds: 1),
+                    attachments: [
+                        PushMediaModel.Attachment(
+                            identifier: "media", role: .media, file: "jingle.wav", typeHint: "com.microsoft.waveform-audio",
+                            fileExtension: "wav", mimeType: "audio/wav", bytes: sizes["jingle.wav"]!, sha256: "0",
+                            options: .init(thumbnailHidden: false))
+                    ]),
+                .failed(
+                    source: #"0/"onerror=alert(2) <img src=x>.jpg"#, kind: .image,
+                    error: ItemError(.corruptInput, #"cannot decode "onerror=alert(3) <script>alert(4)</script>"#)),
             ])
         try manifest.jsonData().write(to: out.appendingPathComponent("manifest.json"))
         let html = PreviewRenderer.render(
@@ -82,9 +93,11 @@ struct ChromiumTests {
         #expect(run.exitStatus == 0, "chromium exited with \(run.exitStatus):\n\(run.log.suffix(2000))")
         #expect(run.consoleLines.isEmpty, "console messages:\n\(run.consoleLines.joined(separator: "\n"))")
 
-        let pixels = try Browser.analyse(run.screenshot, python: tools.python, in: root, targets: [
-            "magenta": Self.magenta, "green": Self.green, "cyan": Self.cyan, "yellow": Self.yellow, "blue": Self.blue,
-        ])
+        let pixels = try Browser.analyse(
+            run.screenshot, python: tools.python, in: root,
+            targets: [
+                "magenta": Self.magenta, "green": Self.green, "cyan": Self.cyan, "yellow": Self.yellow, "blue": Self.blue,
+            ])
         #expect(pixels.width == 1200 && pixels.height == 2000)
         #expect(pixels.distinctColours > 500, "a page of text, cards and gradients has many colours")
         #expect(pixels.nonBackgroundFraction > 0.25, "most of the screenshot is one colour")
@@ -241,7 +254,9 @@ enum Browser {
         if !FileManager.default.fileExists(atPath: script.path) {
             try Data(analyser.utf8).write(to: script)
         }
-        let targetJSON = "{" + targets.map { "\"\($0.key)\": [\($0.value.0), \($0.value.1), \($0.value.2)]" }
+        let targetJSON =
+            "{"
+            + targets.map { "\"\($0.key)\": [\($0.value.0), \($0.value.1), \($0.value.2)]" }
             .joined(separator: ", ") + "}"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)

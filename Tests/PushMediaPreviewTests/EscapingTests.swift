@@ -7,8 +7,9 @@ import Testing
 @Suite("HTML escaping and templates")
 struct EscapingTests {
     @Test func textEscapesMarkupAndQuotes() {
-        #expect(HTMLEscaping.text(#"<script>alert("x") & 'y'</script>"#)
-            == "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;")
+        #expect(
+            HTMLEscaping.text(#"<script>alert("x") & 'y'</script>"#)
+                == "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;")
         #expect(HTMLEscaping.text("plain é 🚀") == "plain é 🚀")
         #expect(HTMLEscaping.attribute(#"" onerror="x"#) == "&quot; onerror=&quot;x")
         #expect(HTMLEscaping.text("a\u{0}b") == "a\u{FFFD}b")

@@ -17,9 +17,9 @@ struct FaceBoxTests {
     func banner() -> Item {
         var item = Sample.image("people/banner.jpg", thumbFile: "t-thumb.jpg", expandedFile: "t-expanded.jpg")
         item.probe?.faces = [
-            UnitRect(x: 0.1, y: 0.2, width: 0.05, height: 0.15),  // inside the thumbnail
-            UnitRect(x: 0.8, y: 0.1, width: 0.05, height: 0.15),  // outside it
-            UnitRect(x: 0.3, y: 0.5, width: 0.06, height: 0.1),  // across its right edge
+            UnitRect(x: 0.1, y: 0.2, width: 0.05, height: 0.15), // inside the thumbnail
+            UnitRect(x: 0.8, y: 0.1, width: 0.05, height: 0.15), // outside it
+            UnitRect(x: 0.3, y: 0.5, width: 0.06, height: 0.1), // across its right edge
         ]
         item.probe?.subjectStrategy = .faces
         for index in item.attachments.indices where item.attachments[index].role == .thumbnail {

@@ -39,7 +39,10 @@ struct ManifestWriterTests {
         #expect(written.schemaVersion == Manifest.currentSchemaVersion && written.generator == .current)
 
         var lines: [Item] = []
-        try Manifest.forEachLine(ofNDJSON: out.appendingPathComponent("manifest.ndjson")) { lines.append($0); return true }
+        try Manifest.forEachLine(ofNDJSON: out.appendingPathComponent("manifest.ndjson")) {
+            lines.append($0)
+            return true
+        }
         #expect(lines == items)
         let text = try String(contentsOf: out.appendingPathComponent("manifest.ndjson"), encoding: .utf8)
         #expect(text.split(separator: "\n").count == count && (count == 0 || text.hasSuffix("\n")))
@@ -70,7 +73,10 @@ struct ManifestWriterTests {
         try writer.finish()
         let url = out.appendingPathComponent("manifest.ndjson")
         var seen: [String] = []
-        try Manifest.forEachLine(ofNDJSON: url) { seen.append($0.source); return seen.count < 2 }
+        try Manifest.forEachLine(ofNDJSON: url) {
+            seen.append($0.source)
+            return seen.count < 2
+        }
         #expect(seen == Self.items.prefix(2).map(\.source))
 
         var text = try String(contentsOf: url, encoding: .utf8)

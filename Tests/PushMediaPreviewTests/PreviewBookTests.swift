@@ -98,7 +98,7 @@ struct PreviewBookTests {
         let seconds = table.values("data-seconds").compactMap(Double.init)
         #expect(seconds.count == 20 && seconds == seconds.sorted(by: >))
         // Attachments relative to each page, one path segment at a time.
-        #expect(summary.html.contains(#"src="../out/00/0-thumb.jpg""#))  // the sample's first card
+        #expect(summary.html.contains(#"src="../out/00/0-thumb.jpg""#)) // the sample's first card
         let first = try #require(pages.pages["preview/items-0001.html"])
         #expect(first.html.contains(#"src="../../out/01/1%20expanded.jpg""#))
         #expect(first.html.contains(#"<span class="pages">\#(itemPages.count)"#))
@@ -277,7 +277,8 @@ struct BookPage {
                 continue
             }
             var start = i
-            while start > 0, bytes[start - 1] == UInt8(ascii: "-") || (bytes[start - 1] >= UInt8(ascii: "a") && bytes[start - 1] <= UInt8(ascii: "z")) {
+            while start > 0, bytes[start - 1] == UInt8(ascii: "-") || (bytes[start - 1] >= UInt8(ascii: "a") && bytes[start - 1] <= UInt8(ascii: "z"))
+            {
                 start -= 1
             }
             guard start > 0, start < i, bytes[start - 1] == UInt8(ascii: " ") else {

@@ -52,11 +52,12 @@ struct PreviewRendererTests {
     @Test func clipRectCSSMatchesTheManifest() throws {
         let rect = UnitRect(x: 0.25166666666666665, y: 0, width: 0.5, height: 1)
         let tall = UnitRect(x: 0, y: 0.25, width: 1, height: 0.5)
-        let html = render(Sample.manifest([
-            Sample.image("a.jpg", thumbFile: "a-thumb.jpg", expandedFile: "a-expanded.jpg", rect: rect),
-            Sample.image("b.jpg", thumbFile: "b-thumb.jpg", expandedFile: "b-expanded.jpg", rect: tall),
-            Sample.image("c.jpg", thumbFile: "c-thumb.jpg", expandedFile: "c-expanded.jpg", rect: nil),
-        ]))
+        let html = render(
+            Sample.manifest([
+                Sample.image("a.jpg", thumbFile: "a-thumb.jpg", expandedFile: "a-expanded.jpg", rect: rect),
+                Sample.image("b.jpg", thumbFile: "b-thumb.jpg", expandedFile: "b-expanded.jpg", rect: tall),
+                Sample.image("c.jpg", thumbFile: "c-thumb.jpg", expandedFile: "c-expanded.jpg", rect: nil),
+            ]))
         // The expanded image is scaled by 1/Width, 1/Height and shifted by -X/Width, -Y/Height.
         let a = try #require(ClipGeometry(rect))
         #expect(a.widthPercent == 200 && a.heightPercent == 100 && a.topPercent == 0)
@@ -134,7 +135,7 @@ struct PreviewRendererTests {
         // Without budgets only the hard-limit bar is drawn.
         let plain = render(manifest)
         let plainSmall = plain.slice(from: #"data-source="small.jpg""#, to: "</article>")
-        #expect(plainSmall.occurrences(of: #"<div class="bar "#) == 3)  // two attachments + download
+        #expect(plainSmall.occurrences(of: #"<div class="bar "#) == 3) // two attachments + download
         #expect(!plain.contains("budget</span>"))
     }
 
@@ -175,10 +176,11 @@ struct PreviewRendererTests {
     }
 
     @Test func warningsAreListedPerItem() {
-        let html = render(Sample.manifest([
-            Sample.image("anim.gif", warnings: ["dropped 12 of 80 frames", "transcoded WebP to JPEG"]),
-            Sample.image("plain.jpg", thumbFile: "p-t.jpg", expandedFile: "p-e.jpg"),
-        ]))
+        let html = render(
+            Sample.manifest([
+                Sample.image("anim.gif", warnings: ["dropped 12 of 80 frames", "transcoded WebP to JPEG"]),
+                Sample.image("plain.jpg", thumbFile: "p-t.jpg", expandedFile: "p-e.jpg"),
+            ]))
         let anim = html.slice(from: #"data-source="anim.gif""#, to: "</article>")
         #expect(anim.contains(#"<li class="warning">dropped 12 of 80 frames</li>"#))
         #expect(anim.contains(#"<li class="warning">transcoded WebP to JPEG</li>"#))
@@ -206,8 +208,12 @@ struct PreviewRendererTests {
         // Against the manifest profile's delivery target: 20 s at 1 Mbit/s by default.
         let html = render(manifest)
         let table = html.slice(from: #"<section class="estimates""#, to: "</section>")
-        #expect(table.contains("1 Mbit/s, against the profile&#39;s 20 s target (the extension gets 30 s)") || table.contains("1 Mbit/s, against the profile's 20 s target"))
-        #expect(table.contains(##"<tr class="estimate ok" data-seconds="1"><th scope="row"><a href="#item-3">quick.jpg</a></th><td class="num">125 KB</td>"##))
+        #expect(
+            table.contains("1 Mbit/s, against the profile&#39;s 20 s target (the extension gets 30 s)")
+                || table.contains("1 Mbit/s, against the profile's 20 s target"))
+        #expect(
+            table.contains(
+                ##"<tr class="estimate ok" data-seconds="1"><th scope="row"><a href="#item-3">quick.jpg</a></th><td class="num">125 KB</td>"##))
         #expect(table.contains(#"<tr class="estimate over" data-seconds="30">"#))
         #expect(table.contains(#"<tr class="estimate over" data-seconds="40.32">"#))
         #expect(table.contains("<td class=\"num\">40 s</td>"))

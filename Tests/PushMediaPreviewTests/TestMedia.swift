@@ -10,7 +10,7 @@ enum TestMedia {
         var raw: [UInt8] = []
         raw.reserveCapacity(height * (1 + width * 3))
         for y in 0..<height {
-            raw.append(0)  // filter: none
+            raw.append(0) // filter: none
             for x in 0..<width {
                 let (r, g, b) = colour(x, y)
                 raw += [r, g, b]
@@ -18,7 +18,7 @@ enum TestMedia {
         }
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         var ihdr = bigEndian(UInt32(width)) + bigEndian(UInt32(height))
-        ihdr += [8, 2, 0, 0, 0]  // 8 bits, RGB, deflate, no filter method, no interlace
+        ihdr += [8, 2, 0, 0, 0] // 8 bits, RGB, deflate, no filter method, no interlace
         png += chunk("IHDR", ihdr)
         png += chunk("IDAT", zlibStored(raw))
         png += chunk("IEND", [])
@@ -56,7 +56,8 @@ enum TestMedia {
             out += data[offset..<offset + size]
             offset += size
         } while offset < data.count
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for byte in data {
             a = (a + UInt32(byte)) % 65_521
             b = (b + a) % 65_521

@@ -32,7 +32,9 @@ enum Sample {
         .failed(source: source, kind: .image, error: ItemError(code, message))
     }
 
-    static func movie(_ source: String, posterFile: String = "cccc-expanded.jpg", movieFile: String = "dddd-media.mp4", bytes: Int = 2_000_000) -> Item {
+    static func movie(_ source: String, posterFile: String = "cccc-expanded.jpg", movieFile: String = "dddd-media.mp4", bytes: Int = 2_000_000)
+        -> Item
+    {
         Item(
             source: source, kind: .video, status: .ok,
             probe: Probe(format: "mp4", width: 1280, height: 720, durationSeconds: 12.5),

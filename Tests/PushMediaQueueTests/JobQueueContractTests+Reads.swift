@@ -1,7 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
-@testable import PushMediaQueue
 import Testing
+
+@testable import PushMediaQueue
 
 /// The contract's reads: the results cache, counts, status, pages, recent finishes and migration.
 extension JobQueueContractTests {
@@ -69,12 +70,15 @@ extension JobQueueContractTests {
             var sources = (0..<1234).map { String(format: "img%05d.jpg", ($0 * 7919) % 1234) }
             sources += ["B.jpg", "a.jpg", "a/b.jpg", "a-b.jpg", "é.jpg", "z.jpg", "Z/ü.png"]
             _ = try await queue.enqueue(sources.map { NewJob(campaign: "big", source: $0, profile: "p1") })
-            _ = try await queue.enqueue([NewJob(campaign: "big", source: "a.jpg", profile: "p0"), NewJob(campaign: "other", source: "a.jpg", profile: "p1")])
+            _ = try await queue.enqueue([
+                NewJob(campaign: "big", source: "a.jpg", profile: "p0"), NewJob(campaign: "other", source: "a.jpg", profile: "p1"),
+            ])
 
             let all = try await queue.jobs(campaign: "big")
             #expect(all.count == sources.count + 1)
             let expected = all.map { [$0.source, $0.profile] }
-            #expect(expected == expected.sorted { a, b in a.lexicographicallyPrecedes(b) { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) } })
+            #expect(
+                expected == expected.sorted { a, b in a.lexicographicallyPrecedes(b) { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) } })
 
             for pageSize in [1, 7, 500, 5000] {
                 var paged: [Job] = []

@@ -1,7 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
-@testable import PushMediaQueue
 import Testing
+
+@testable import PushMediaQueue
 
 /// The behaviour both backends must share, each test on a fresh database.
 @Suite("JobQueue contract")
@@ -161,7 +162,9 @@ struct JobQueueContractTests {
         }
     }
 
-    @Test("abandon: a job whose holder is gone is re-queued at once with its attempt counted, dead after the last; another owner cannot", arguments: Backend.testable)
+    @Test(
+        "abandon: a job whose holder is gone is re-queued at once with its attempt counted, dead after the last; another owner cannot",
+        arguments: Backend.testable)
     func abandonCountsTheAttempt(_ backend: Backend) async throws {
         try await withFixture(backend) { fixture in
             let queue = try await fixture.open()

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PushMediaQueue
 import Testing
+
+@testable import PushMediaQueue
 
 /// The jobs each queue operation selects, before any backend turns them into SQL.
 @Suite("JobSelection")

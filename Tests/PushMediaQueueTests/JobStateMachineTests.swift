@@ -1,6 +1,7 @@
 import Foundation
-@testable import PushMediaQueue
 import Testing
+
+@testable import PushMediaQueue
 
 @Suite("JobStateMachine")
 struct JobStateMachineTests {
@@ -113,29 +114,33 @@ struct JobStateMachineTests {
         }
     }
 
-    @Test("illegal transitions are refused", arguments: [
-        (JobState.running, JobTransition.claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
-        (.succeeded, .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
-        (.failed, .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
-        (.dead, .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
-        (.queued, .rescue),
-        (.retrying, .rescue),
-        (.queued, .retryDead),
-        (.running, .retryDead),
-        (.succeeded, .retryDead),
-        (.queued, .reprocess(reason: "x")),
-        (.running, .reprocess(reason: "x")),
-        (.retrying, .reprocess(reason: "x")),
-    ])
+    @Test(
+        "illegal transitions are refused",
+        arguments: [
+            (JobState.running, JobTransition.claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
+            (.succeeded, .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
+            (.failed, .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
+            (.dead, .claim(owner: "w", leaseExpiresAt: Date(timeIntervalSince1970: 0))),
+            (.queued, .rescue),
+            (.retrying, .rescue),
+            (.queued, .retryDead),
+            (.running, .retryDead),
+            (.succeeded, .retryDead),
+            (.queued, .reprocess(reason: "x")),
+            (.running, .reprocess(reason: "x")),
+            (.retrying, .reprocess(reason: "x")),
+        ])
     func illegal(_ state: JobState, _ transition: JobTransition) {
         #expect(throws: JobStateMachineError.self) {
             try machine.apply(transition, to: job(state, owner: state == .running ? "w" : nil, expiry: t0), at: t0.addingTimeInterval(60))
         }
     }
 
-    @Test("lease-holder transitions on a job that is not running mean the lease is lost", arguments: [
-        JobState.queued, .retrying, .succeeded, .failed, .dead,
-    ])
+    @Test(
+        "lease-holder transitions on a job that is not running mean the lease is lost",
+        arguments: [
+            JobState.queued, .retrying, .succeeded, .failed, .dead,
+        ])
     func leaseLost(_ state: JobState) {
         #expect(throws: JobStateMachineError.leaseNotHeld(jobID: 7, owner: "w", actualOwner: nil)) {
             try machine.apply(.succeed(owner: "w", result: Data()), to: job(state), at: t0)

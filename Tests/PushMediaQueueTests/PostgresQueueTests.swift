@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-@testable import PushMediaQueue
 import Testing
+
+@testable import PushMediaQueue
 
 /// PostgreSQL-only behaviour.
 @Suite("PostgreSQL queue", .enabled(if: TestEnvironment.postgresTestsEnabled, TestEnvironment.missingPostgresMessage))

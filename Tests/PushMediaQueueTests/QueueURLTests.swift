@@ -3,21 +3,23 @@ import Testing
 
 @Suite("QueueURL parsing")
 struct QueueURLTests {
-    @Test("sqlite URLs", arguments: [
-        ("sqlite:queue.sqlite", "queue.sqlite"),
-        ("sqlite:.pushmedia/queue.sqlite", ".pushmedia/queue.sqlite"),
-        ("sqlite:/var/lib/pm/q.db", "/var/lib/pm/q.db"),
-        ("sqlite:///var/lib/pm/q.db", "/var/lib/pm/q.db"),
-        ("SQLITE:///tmp/a%20b.db", "/tmp/a b.db"),
-        ("sqlite://localhost/tmp/q.db", "/tmp/q.db"),
-    ])
+    @Test(
+        "sqlite URLs",
+        arguments: [
+            ("sqlite:queue.sqlite", "queue.sqlite"),
+            ("sqlite:.pushmedia/queue.sqlite", ".pushmedia/queue.sqlite"),
+            ("sqlite:/var/lib/pm/q.db", "/var/lib/pm/q.db"),
+            ("sqlite:///var/lib/pm/q.db", "/var/lib/pm/q.db"),
+            ("SQLITE:///tmp/a%20b.db", "/tmp/a b.db"),
+            ("sqlite://localhost/tmp/q.db", "/tmp/q.db"),
+        ])
     func sqlite(_ input: String, _ path: String) throws {
         #expect(try QueueURL(parsing: input) == .sqlite(path: path))
     }
 
     @Test("postgres URLs with defaults")
     func postgresDefaults() throws {
-        guard case let .postgres(configuration) = try QueueURL(parsing: "postgres://pm:secret@db.internal/media") else {
+        guard case .postgres(let configuration) = try QueueURL(parsing: "postgres://pm:secret@db.internal/media") else {
             Issue.record("not postgres")
             return
         }
@@ -35,7 +37,7 @@ struct QueueURLTests {
     @Test("postgresql URLs with port, schema, prefix and sslmode")
     func postgresOptions() throws {
         let url = try QueueURL(parsing: "postgresql://pm@127.0.0.1:6543/media?schema=queue&prefix=pm_&sslmode=disable")
-        guard case let .postgres(configuration) = url else {
+        guard case .postgres(let configuration) = url else {
             Issue.record("not postgres")
             return
         }
@@ -47,20 +49,22 @@ struct QueueURLTests {
         #expect(url.description == "postgres://pm@127.0.0.1:6543/media?schema=queue&prefix=pm_&sslmode=disable")
     }
 
-    @Test("bad URLs are refused with a clear error", arguments: [
-        ("mysql://a@b/c", "unsupported scheme 'mysql'"),
-        ("queue.sqlite", "unsupported scheme"),
-        ("sqlite:", "missing file path"),
-        ("sqlite:///", "missing file path"),
-        ("sqlite://server/q.db", "take no host"),
-        ("postgres:///media", "missing host"),
-        ("postgres://db/media", "missing user"),
-        ("postgres://pm@db", "missing database"),
-        ("postgres://pm@db/media?schema=Bad-Name", "schema 'Bad-Name'"),
-        ("postgres://pm@db/media?prefix=1x", "prefix '1x'"),
-        ("postgres://pm@db/media?colour=red", "unknown parameter 'colour'"),
-        ("postgres://pm@db/media?sslmode=maybe", "sslmode 'maybe'"),
-    ])
+    @Test(
+        "bad URLs are refused with a clear error",
+        arguments: [
+            ("mysql://a@b/c", "unsupported scheme 'mysql'"),
+            ("queue.sqlite", "unsupported scheme"),
+            ("sqlite:", "missing file path"),
+            ("sqlite:///", "missing file path"),
+            ("sqlite://server/q.db", "take no host"),
+            ("postgres:///media", "missing host"),
+            ("postgres://db/media", "missing user"),
+            ("postgres://pm@db", "missing database"),
+            ("postgres://pm@db/media?schema=Bad-Name", "schema 'Bad-Name'"),
+            ("postgres://pm@db/media?prefix=1x", "prefix '1x'"),
+            ("postgres://pm@db/media?colour=red", "unknown parameter 'colour'"),
+            ("postgres://pm@db/media?sslmode=maybe", "sslmode 'maybe'"),
+        ])
     func invalid(_ input: String, _ message: String) {
         do {
             let url = try QueueURL(parsing: input)

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
-@testable import PushMediaQueue
 import Testing
+
+@testable import PushMediaQueue
 
 /// What a worker's log says of each job: one line per state change, after the queue stored it.
 @Suite("QueueWorker log lines")
@@ -34,7 +35,8 @@ struct QueueWorkerLoggingTests {
         }
     }
 
-    @Test("a finished job is one info line with the stored state and the result's metadata; retries notice, dead warning", arguments: Backend.testable)
+    @Test(
+        "a finished job is one info line with the stored state and the result's metadata; retries notice, dead warning", arguments: Backend.testable)
     func finishedLines(_ backend: Backend) async throws {
         try await withFixture(backend) { fixture in
             let queue = try await fixture.open(manualClock: false)

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
-@testable import PushMediaQueue
 import Testing
+
+@testable import PushMediaQueue
 
 /// A full or failing disk under the worker (``StorageFailure``): the job that met it goes back
 /// uncounted, and the worker stops (a batch) or pauses and reports unhealthy (a worker), on
@@ -45,7 +46,10 @@ struct QueueWorkerStorageTests {
             let healthSeen = NIOLockedValueBox<[QueueWorker.Health]>([])
             let box = NIOLockedValueBox<QueueWorker?>(nil)
             let worker = QueueWorker(queue: queue, configuration: Self.configuration(.pause), logger: QueueWorkerTests.quietLogger()) { job in
-                let call = calls.withLockedValue { $0 += 1; return $0 }
+                let call = calls.withLockedValue {
+                    $0 += 1
+                    return $0
+                }
                 // The health as the worker reports it while this job runs.
                 if let health = box.withLockedValue({ $0 })?.health { healthSeen.withLockedValue { $0.append(health) } }
                 if call <= 2 { throw Self.full }
@@ -59,14 +63,17 @@ struct QueueWorkerStorageTests {
             #expect(calls.withLockedValue { $0 } == 5)
             let seen = healthSeen.withLockedValue { $0 }
             // First call: healthy. Second: one failure. Third (the first success): two in a row.
-            guard seen.count == 5 else { Issue.record("\(seen)"); return }
+            guard seen.count == 5 else {
+                Issue.record("\(seen)")
+                return
+            }
             #expect(seen[0] == .ok)
-            if case let .failing(reason, failures, _) = seen[1] {
+            if case .failing(let reason, let failures, _) = seen[1] {
                 #expect(failures == 1 && reason == Self.full.description)
             } else {
                 Issue.record("not failing after a storage failure: \(seen[1])")
             }
-            if case let .failing(_, failures, _) = seen[2] { #expect(failures == 2) } else { Issue.record("\(seen[2])") }
+            if case .failing(_, let failures, _) = seen[2] { #expect(failures == 2) } else { Issue.record("\(seen[2])") }
             // A recorded outcome: healthy again.
             #expect(seen[3] == .ok && seen[4] == .ok)
             #expect(worker.health == .ok)
@@ -87,7 +94,9 @@ struct QueueWorkerStorageTests {
             try await worker.runUntilDrained(campaign: "c")
             #expect(queue.claims.withLockedValue { $0 } >= 4)
             // When the third claim fails, the worker already reports the two before it.
-            if case let .failing(_, failures, _) = healthWhileFailing.withLockedValue({ $0 }) { #expect(failures == 2) } else {
+            if case .failing(_, let failures, _) = healthWhileFailing.withLockedValue({ $0 }) {
+                #expect(failures == 2)
+            } else {
                 Issue.record("healthy while claims fail")
             }
             #expect(worker.health == .ok)

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
-@testable import PushMediaQueue
 import ServiceLifecycle
 import Testing
+
+@testable import PushMediaQueue
 
 /// QueueWorker against both real backends (real clock, short timings).
 @Suite("QueueWorker")
@@ -165,17 +166,20 @@ struct QueueWorkerTests {
             let bytes = Array(text.utf8)
             let pointer = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
             pointer.copyMemory(from: bytes, byteCount: bytes.count)
-            return Data(bytesNoCopy: pointer, count: bytes.count, deallocator: .custom { pointer, _ in
-                pointer.deallocate()
-                freed.withLockedValue { $0 += 1 }
-            })
+            return Data(
+                bytesNoCopy: pointer, count: bytes.count,
+                deallocator: .custom { pointer, _ in
+                    pointer.deallocate()
+                    freed.withLockedValue { $0 += 1 }
+                })
         }
         try await withFixture(backend) { fixture in
             let queue = try await fixture.open(manualClock: false)
             _ = try await queue.enqueue((0..<30).map { NewJob(campaign: "c", source: "s\($0)", profile: "p") })
             let worker = QueueWorker(queue: queue, configuration: Self.fastConfiguration(owner: "freeing"), logger: Self.quietLogger()) { job in
                 let item = result(#"{"source":"\#(job.source)","padding":"\#(String(repeating: "x", count: 200))"}"#)
-                return job.source.hasSuffix("7") ? .failed(result: item, error: JobError(code: "decode_failed", message: "bad")) : .succeeded(result: item)
+                return job.source.hasSuffix("7")
+                    ? .failed(result: item, error: JobError(code: "decode_failed", message: "bad")) : .succeeded(result: item)
             }
             try await worker.runUntilDrained(campaign: "c")
             let stored = try await queue.jobs(campaign: "c")

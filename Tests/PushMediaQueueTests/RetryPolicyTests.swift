@@ -15,9 +15,11 @@ struct RetryPolicyTests {
         #expect(policy.delay(afterAttempt: 0) == .seconds(2))
     }
 
-    @Test("jitter scales within ±fraction using the injected random source", arguments: [
-        (0.0, 8.0), (0.5, 10.0), (0.75, 11.0), (0.999_999, 11.999_998),
-    ])
+    @Test(
+        "jitter scales within ±fraction using the injected random source",
+        arguments: [
+            (0.0, 8.0), (0.5, 10.0), (0.75, 11.0), (0.999_999, 11.999_998),
+        ])
     func jitter(_ random: Double, _ expectedSeconds: Double) {
         let policy = RetryPolicy(base: .seconds(10), factor: 2, cap: .seconds(600), jitter: 0.2, random: { random })
         let delay = policy.delay(afterAttempt: 1)

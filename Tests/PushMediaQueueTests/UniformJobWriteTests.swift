@@ -1,6 +1,7 @@
 import Foundation
-@testable import PushMediaQueue
 import Testing
+
+@testable import PushMediaQueue
 
 /// A claim, a heartbeat and a success on PostgreSQL are one statement each, whose `WHERE` and
 /// `SET` come from ``UniformJobWrite``;

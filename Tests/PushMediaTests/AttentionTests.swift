@@ -94,7 +94,8 @@ struct AttentionTests {
         try Vips.start()
         var decided = 0
         for seed in UInt64(1)...12 {
-            let pixels = Self.picture(width: width, height: height, seed: seed &* 7919 &+ UInt64(width * 1000 + height), noise: seed % 3 == 0 ? 40 : 0)
+            let pixels = Self.picture(
+                width: width, height: height, seed: seed &* 7919 &+ UInt64(width * 1000 + height), noise: seed % 3 == 0 ? 40 : 0)
             let colour = try Vips.Image.fromRGB(pixels, width: width, height: height)
             for image in [colour, try colour.colourspace(VIPS_INTERPRETATION_B_W).copyMemory()] {
                 let own = try Self.ownCentre(image)

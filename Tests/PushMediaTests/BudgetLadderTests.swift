@@ -33,7 +33,8 @@ struct BudgetLadderTests {
             let budget = Int.random(in: 1_000...2_000_000, using: &rng)
             let hard = Int.random(in: 0...1) == 0 ? 10_000_000 : Int.random(in: 500...3_000_000, using: &rng)
             let model = Self.jpegModel(base: base)
-            var ladder = BudgetLadder(format: .jpeg(quality: 80, minQuality: 40), budget: budget, hardLimit: hard, size: PixelSize(width: 1200, height: 600))
+            var ladder = BudgetLadder(
+                format: .jpeg(quality: 80, minQuality: 40), budget: budget, hardLimit: hard, size: PixelSize(width: 1200, height: 600))
             let limit = min(budget, hard)
             #expect(ladder.limit == limit)
             switch Self.drive(&ladder, model) {
@@ -58,7 +59,8 @@ struct BudgetLadderTests {
 
     @Test("JPEG that fits at the profile quality takes one encode")
     func jpegFitsAtOnce() {
-        var ladder = BudgetLadder(format: .jpeg(quality: 80, minQuality: 40), budget: 1_000_000, hardLimit: 10_000_000, size: PixelSize(width: 300, height: 300))
+        var ladder = BudgetLadder(
+            format: .jpeg(quality: 80, minQuality: 40), budget: 1_000_000, hardLimit: 10_000_000, size: PixelSize(width: 300, height: 300))
         #expect(Self.drive(&ladder, { _ in 50_000 }) == .accept(EncodeSettings(quality: 80), bytes: 50_000))
         #expect(ladder.attempts.count == 1)
     }
@@ -71,14 +73,18 @@ struct BudgetLadderTests {
         #expect(tried[0] == EncodeSettings())
         #expect(tried[1] == EncodeSettings(paletteBits: 8))
         #expect(tried.dropFirst(2).allSatisfy { $0.paletteBits == 8 && $0.scale < 1 })
-        guard case .accept(let s, let bytes) = decision else { Issue.record("\(decision)"); return }
+        guard case .accept(let s, let bytes) = decision else {
+            Issue.record("\(decision)")
+            return
+        }
         #expect(bytes <= 10_000 && s.scale < 1)
     }
 
     @Test("GIF: fewer colours first, then fewer frames (at least two kept), then downscaling")
     func gifOrder() {
         // Sizes that barely move, so prediction skips nothing and every rung is tried in order.
-        var ladder = BudgetLadder(format: .gif(frames: 6, minColours: 32, maxFrameStep: 4), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 400, height: 200))
+        var ladder = BudgetLadder(
+            format: .gif(frames: 6, minColours: 32, maxFrameStep: 4), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 400, height: 200))
         var call = 0
         _ = Self.drive(&ladder) { _ in
             call += 1
@@ -135,9 +141,14 @@ struct BudgetLadderTests {
         let model: Model = { s in
             Int(Double((frames + s.frameStep - 1) / s.frameStep) * 200_000 * s.scale * s.scale * Double(s.paletteBits!) / 8)
         }
-        var ladder = BudgetLadder(format: .gif(frames: frames, minColours: 32, maxFrameStep: 4), budget: 5_000_000, hardLimit: 10_000_000, size: PixelSize(width: 640, height: 320))
+        var ladder = BudgetLadder(
+            format: .gif(frames: frames, minColours: 32, maxFrameStep: 4), budget: 5_000_000, hardLimit: 10_000_000,
+            size: PixelSize(width: 640, height: 320))
         let decision = Self.drive(&ladder, model)
-        guard case .accept(let settings, let bytes) = decision else { Issue.record("\(decision)"); return }
+        guard case .accept(let settings, let bytes) = decision else {
+            Issue.record("\(decision)")
+            return
+        }
         #expect(bytes <= 5_000_000)
         #expect(ladder.attempts.count <= 3, "\(ladder.attempts.map(\.settings))")
         // The same answer as walking every rung: the first rung in ladder order that fits.
@@ -161,9 +172,11 @@ struct BudgetLadderTests {
         #expect(bounds.dropLast().allSatisfy { $0 == 2 * 625_000 }, "\(bounds)")
         #expect(bounds.last! == nil, "the last rung's size is the one a failure reports: it is finished")
 
-        let jpeg = BudgetLadder(format: .jpeg(quality: 80, minQuality: 40), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
+        let jpeg = BudgetLadder(
+            format: .jpeg(quality: 80, minQuality: 40), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
         let png = BudgetLadder(format: .png, budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
-        let still = BudgetLadder(format: .gif(frames: 1, minColours: 32, maxFrameStep: 1), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
+        let still = BudgetLadder(
+            format: .gif(frames: 1, minColours: 32, maxFrameStep: 1), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
         #expect(jpeg.giveUpBytes == nil && png.giveUpBytes == nil && still.giveUpBytes == nil)
     }
 
@@ -171,15 +184,20 @@ struct BudgetLadderTests {
     func repackBytes() {
         let gif = Self.gifLadder(budget: 625_000)
         #expect(gif.repackBytes == 625_001..<812_501)
-        let still = BudgetLadder(format: .gif(frames: 1, minColours: 32, maxFrameStep: 1), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
+        let still = BudgetLadder(
+            format: .gif(frames: 1, minColours: 32, maxFrameStep: 1), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
         #expect(still.repackBytes == 1_001..<1_301)
         // The hard limit, not a larger budget, is the limit.
-        let capped = BudgetLadder(format: .gif(frames: 9, minColours: 32, maxFrameStep: 4), budget: 50_000_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
+        let capped = BudgetLadder(
+            format: .gif(frames: 9, minColours: 32, maxFrameStep: 4), budget: 50_000_000, hardLimit: 10_000_000,
+            size: PixelSize(width: 99, height: 99))
         #expect(capped.repackBytes == 10_000_001..<13_000_001)
-        let huge = BudgetLadder(format: .gif(frames: 9, minColours: 32, maxFrameStep: 4), budget: Int.max, hardLimit: Int.max, size: PixelSize(width: 99, height: 99))
+        let huge = BudgetLadder(
+            format: .gif(frames: 9, minColours: 32, maxFrameStep: 4), budget: Int.max, hardLimit: Int.max, size: PixelSize(width: 99, height: 99))
         // Nothing is over a limit of Int.max: an empty range, not nil (which re-packs every one).
         #expect(huge.repackBytes?.isEmpty == true)
-        let jpeg = BudgetLadder(format: .jpeg(quality: 80, minQuality: 40), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
+        let jpeg = BudgetLadder(
+            format: .jpeg(quality: 80, minQuality: 40), budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
         let png = BudgetLadder(format: .png, budget: 1_000, hardLimit: 10_000_000, size: PixelSize(width: 99, height: 99))
         #expect(jpeg.repackBytes == nil && png.repackBytes == nil)
     }
@@ -204,7 +222,8 @@ struct BudgetLadderTests {
             hardLimit: 10_000_000, size: PixelSize(width: 480, height: 240))
     }
 
-    @Test("attempts given up record the bytes written, below their size: the ladder accepts what exact sizes give, at worst after more attempts",
+    @Test(
+        "attempts given up record the bytes written, below their size: the ladder accepts what exact sizes give, at worst after more attempts",
         arguments: [
             // The noisy GIF of docs/benchmarks/gifs-cpu.md: bytes follow kept frames and pixels, not the inter-frame error.
             (6_300_000.0, 0.0),
@@ -219,7 +238,8 @@ struct BudgetLadderTests {
             let kept = Double((40 + s.frameStep - 1) / s.frameStep) / 40
             return Int(full * s.scale * s.scale * kept * Double(s.paletteBits!) / 8 / pow(error, 0.5 * errorGain))
         }
-        var exact = Self.gifLadder(budget: 625_000), givingUp = Self.gifLadder(budget: 625_000)
+        var exact = Self.gifLadder(budget: 625_000)
+        var givingUp = Self.gifLadder(budget: 625_000)
         let fromSizes = Self.drive(&exact, model)
         // The writer stops after the frame that passes the bound.
         let given = Self.driveGivingUp(&givingUp, model) { size, bound in min(size, bound + Int(full / 40)) }
@@ -232,11 +252,18 @@ struct BudgetLadderTests {
         // The review's GIF: one costly early frame, then nothing moves; 319 KB at full size, where
         // extrapolating the second frame over the other 38 said 6.4 MB. A budget of 100 KB.
         let model: Model = { s in Int(319_000 * s.scale * s.scale * Double(s.paletteBits!) / 8) }
-        var exact = Self.gifLadder(budget: 100_000), extrapolated = Self.gifLadder(budget: 100_000)
-        guard case .accept(let fits, _) = Self.drive(&exact, model) else { Issue.record("nothing fits"); return }
+        var exact = Self.gifLadder(budget: 100_000)
+        var extrapolated = Self.gifLadder(budget: 100_000)
+        guard case .accept(let fits, _) = Self.drive(&exact, model) else {
+            Issue.record("nothing fits")
+            return
+        }
         #expect(fits.paletteBits == 8, "\(fits)")
         let decision = Self.driveGivingUp(&extrapolated, model) { size, _ in size * 20 }
-        guard case .accept(let chosen, _) = decision else { Issue.record("\(decision)"); return }
+        guard case .accept(let chosen, _) = decision else {
+            Issue.record("\(decision)")
+            return
+        }
         #expect(try #require(chosen.paletteBits) < 8, "\(chosen): the overestimate skipped no rung, so this test shows nothing")
     }
 
@@ -244,7 +271,10 @@ struct BudgetLadderTests {
     func hardLimit() {
         var ladder = BudgetLadder(format: .png, budget: 50_000_000, hardLimit: 10_000_000, size: PixelSize(width: 100, height: 100))
         let decision = Self.drive(&ladder) { _ in 10_000_001 }
-        guard case .fail = decision else { Issue.record("accepted over the hard limit"); return }
+        guard case .fail = decision else {
+            Issue.record("accepted over the hard limit")
+            return
+        }
     }
 
     @Test("frame dropping merges delays so the duration is kept")
@@ -264,12 +294,14 @@ struct BudgetLadderTests {
         #expect(RepresentativeFrame.choose(indices: [0, 5, 10], scores: [3, 10, 9]) == 5)
     }
 
-    @Test("limits are checked on sizes alone", arguments: [
-        (30_000, 30_000, 1, ErrorCode.tooManyPixels), (8_000, 7_000, 1, .tooManyPixels),
-        (100, 100, 1_001, .tooManyFrames), (1_000, 1_000, 600, .tooManyFrames),
-        // A 90 MB GIF that took 31 s and 270 MB: refused from its header.
-        (2_048, 2_048, 119, .tooManyFrames),
-    ])
+    @Test(
+        "limits are checked on sizes alone",
+        arguments: [
+            (30_000, 30_000, 1, ErrorCode.tooManyPixels), (8_000, 7_000, 1, .tooManyPixels),
+            (100, 100, 1_001, .tooManyFrames), (1_000, 1_000, 600, .tooManyFrames),
+            // A 90 MB GIF that took 31 s and 270 MB: refused from its header.
+            (2_048, 2_048, 119, .tooManyFrames),
+        ])
     func limits(width: Int, height: Int, frames: Int, code: ErrorCode) {
         #expect(throws: ItemError.self) { try Profile.Limits().checkImage(width: width, height: height, frames: frames) }
         do {

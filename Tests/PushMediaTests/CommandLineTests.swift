@@ -46,14 +46,16 @@ struct CommandLineTests {
         #expect(manifest.items.allSatisfy { $0.attachments.allSatisfy { $0.url?.hasPrefix("https://cdn.example.com/x/") == true } })
     }
 
-    @Test("usage errors exit 2 with a message", arguments: [
-        (["process"], "Missing expected argument"),
-        (["process", "/nonexistent-folder", "--out", "/tmp/x"], "does not exist"),
-        (["process", ".", "--out", "/tmp/x", "--jobs", "0"], "--jobs"),
-        (["process", ".", "--out", "/tmp/x", "--base-url", "ftp://example.com"], "https"),
-        (["process", ".", "--out", "/tmp/x", "--profile", "/nonexistent.json"], "cannot read profile"),
-        (["frobnicate"], "Unexpected argument"),
-    ])
+    @Test(
+        "usage errors exit 2 with a message",
+        arguments: [
+            (["process"], "Missing expected argument"),
+            (["process", "/nonexistent-folder", "--out", "/tmp/x"], "does not exist"),
+            (["process", ".", "--out", "/tmp/x", "--jobs", "0"], "--jobs"),
+            (["process", ".", "--out", "/tmp/x", "--base-url", "ftp://example.com"], "https"),
+            (["process", ".", "--out", "/tmp/x", "--profile", "/nonexistent.json"], "cannot read profile"),
+            (["frobnicate"], "Unexpected argument"),
+        ])
     func usageErrors(arguments: [String], message: String) throws {
         let result = try CommandRunner.run(pushmedia, arguments)
         #expect(result.status == 2, "\(arguments): \(result.status) \(result.error)")
@@ -65,20 +67,23 @@ struct CommandLineTests {
         let folder = try Fixtures.temporaryFolder()
         let profile = folder.appendingPathComponent("p.yaml")
         try Data("thumbnail:\n  sise: 200\n".utf8).write(to: profile)
-        let result = try CommandRunner.run(pushmedia, ["process", Fixtures.root.path, "--out", folder.appendingPathComponent("o").path, "--profile", profile.path])
+        let result = try CommandRunner.run(
+            pushmedia, ["process", Fixtures.root.path, "--out", folder.appendingPathComponent("o").path, "--profile", profile.path])
         #expect(result.status == 2)
         #expect(result.error.contains("sise"))
     }
 
-    @Test("a profile value that could trap is a usage error naming it, for process and enqueue", arguments: [
-        ("jpeg: {quality: 0}\n", "jpeg.quality must be in 1…100, got 0"),
-        ("audio:\n  bitRate: 0\n", "audio.bitRate"),
-        ("delivery: {seconds: .nan}\n", "delivery.seconds"),
-        ("delivery: {seconds: 1e308}\n", "delivery.seconds"),
-        ("delivery: {linkBitsPerSecond: -9223372036854775808}\n", "delivery.linkBitsPerSecond"),
-        ("thumbnail:\n  size: 1:0:0:0:0:0:0:0:0:0:0:0\n", "is too large"),
-        ("deep", "100000 '[' or '{'"),
-    ])
+    @Test(
+        "a profile value that could trap is a usage error naming it, for process and enqueue",
+        arguments: [
+            ("jpeg: {quality: 0}\n", "jpeg.quality must be in 1…100, got 0"),
+            ("audio:\n  bitRate: 0\n", "audio.bitRate"),
+            ("delivery: {seconds: .nan}\n", "delivery.seconds"),
+            ("delivery: {seconds: 1e308}\n", "delivery.seconds"),
+            ("delivery: {linkBitsPerSecond: -9223372036854775808}\n", "delivery.linkBitsPerSecond"),
+            ("thumbnail:\n  size: 1:0:0:0:0:0:0:0:0:0:0:0\n", "is too large"),
+            ("deep", "100000 '[' or '{'"),
+        ])
     func crashingProfile(text: String, message: String) throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -108,7 +113,8 @@ struct CommandLineTests {
         let handle = try FileHandle(forWritingTo: profile)
         try handle.truncate(atOffset: 50_000_000)
         try handle.close()
-        let result = try CommandRunner.run(pushmedia, ["process", folder.path, "--out", folder.appendingPathComponent("o").path, "--profile", profile.path])
+        let result = try CommandRunner.run(
+            pushmedia, ["process", folder.path, "--out", folder.appendingPathComponent("o").path, "--profile", profile.path])
         #expect(result.status == 2, "\(result.error)")
         #expect(result.error.contains("the profile is 50000000 bytes, over the limit of 1048576 bytes"), "\(result.error)")
     }
@@ -171,9 +177,10 @@ struct CommandLineTests {
         // This test process has libvips loaded: copy it to a folder with no vips-modules-8.x.
         // (/proc files report size 0: read them to their end.)
         let maps = String(decoding: try #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readDataToEndOfFile(), as: UTF8.self)
-        let libvips = try #require(maps.split(separator: "\n").compactMap { line in
-            line.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init)
-        }.first { $0.hasSuffix("/libvips.so.42") || $0.contains("/libvips.so.42.") })
+        let libvips = try #require(
+            maps.split(separator: "\n").compactMap { line in
+                line.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init)
+            }.first { $0.hasSuffix("/libvips.so.42") || $0.contains("/libvips.so.42.") })
         let folder = try Fixtures.temporaryFolder()
         let lib = folder.appendingPathComponent("lib")
         try FileManager.default.createDirectory(at: lib, withIntermediateDirectories: true)

@@ -6,7 +6,9 @@ import Testing
 
 @Suite("Content hash")
 struct ContentHashTests {
-    @Test("a file streamed through the reused buffer hashes as its bytes do, and its pieces are its bytes in order", arguments: [0, 1, ContentHash.readSize - 1, ContentHash.readSize, 3 * ContentHash.readSize + 12_345])
+    @Test(
+        "a file streamed through the reused buffer hashes as its bytes do, and its pieces are its bytes in order",
+        arguments: [0, 1, ContentHash.readSize - 1, ContentHash.readSize, 3 * ContentHash.readSize + 12_345])
     func streamedFile(size: Int) throws {
         var generator = SystemRandomNumberGenerator()
         let bytes = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })

@@ -106,8 +106,10 @@ struct DeliveryBudgetTests {
         // A 6 s 720p movie with sound, about 4 MB: over the 640 KB notification, so transcoded.
         let movie = try MediaFactory.make(
             "clip.mp4", in: folder,
-            ["-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=6", "-f", "lavfi", "-i", "sine=d=6",
-             "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "5M", "-c:a", "aac"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=6", "-f", "lavfi", "-i", "sine=d=6",
+                "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "5M", "-c:a", "aac",
+            ])
         let inputs = [movie, Fixtures.url("photos/landscape.jpg"), Fixtures.url("graphics/animated.gif"), Fixtures.url("audio/tone.mp3")]
         let target = Self.slowLink.delivery
         for input in inputs {

@@ -26,15 +26,15 @@ struct EscapedPathTests {
     @Test("bytes outside well-formed UTF-8 are %XX, every % is %25, the rest stays text")
     func escapes() {
         let cases: [([UInt8], String)] = [
-            ([0x63, 0x61, 0x66, 0xE9, 0x2E, 0x6A, 0x70, 0x67], "caf%E9.jpg"),  // Latin-1 café.jpg
-            ([0x61, 0x80, 0x62], "a%80b"),  // a lone continuation byte
+            ([0x63, 0x61, 0x66, 0xE9, 0x2E, 0x6A, 0x70, 0x67], "caf%E9.jpg"), // Latin-1 café.jpg
+            ([0x61, 0x80, 0x62], "a%80b"), // a lone continuation byte
             ([0xFF, 0xFE, 0x2E, 0x6A, 0x70, 0x67], "%FF%FE.jpg"),
-            ([0x31, 0x30, 0x30, 0x25, 0xE9], "100%25%E9"),  // a % in an escaped path
-            ([0xC0, 0xAF], "%C0%AF"),  // overlong '/'
-            ([0xED, 0xA0, 0x80], "%ED%A0%80"),  // a surrogate
-            ([0xF4, 0x90, 0x80, 0x80], "%F4%90%80%80"),  // past U+10FFFF
-            ([0xE2, 0x82, 0x41], "%E2%82A"),  // a truncated sequence
-            ([0xC3, 0xA9, 0xE9], "é%E9"),  // valid UTF-8 stays text next to an escaped byte
+            ([0x31, 0x30, 0x30, 0x25, 0xE9], "100%25%E9"), // a % in an escaped path
+            ([0xC0, 0xAF], "%C0%AF"), // overlong '/'
+            ([0xED, 0xA0, 0x80], "%ED%A0%80"), // a surrogate
+            ([0xF4, 0x90, 0x80, 0x80], "%F4%90%80%80"), // past U+10FFFF
+            ([0xE2, 0x82, 0x41], "%E2%82A"), // a truncated sequence
+            ([0xC3, 0xA9, 0xE9], "é%E9"), // valid UTF-8 stays text next to an escaped byte
             ([0x64, 0xE9, 0x6A, 0xE0, 0x2F, 0x70], "d%E9j%E0/p"),
         ]
         for (bytes, text) in cases {
@@ -74,7 +74,8 @@ struct EscapedPathTests {
                 // An escaped text is ASCII where it escapes: every % starts %XX with uppercase hex.
                 let text = Self.utf8(path.text)
                 for index in text.indices where text[index] == 0x25 {
-                    #expect(index + 2 < text.count && text[index + 1...index + 2].allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) })
+                    #expect(
+                        index + 2 < text.count && text[index + 1...index + 2].allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) })
                 }
             }
         }
@@ -109,10 +110,10 @@ struct EscapedPathTests {
         try RawNames.write(Data([2]), to: root + [0x63, 0x61, 0x66, 0xE9, 0x2E, 0x6A, 0x70, 0x67])
         try RawNames.write(Data([3]), to: root + [0x61, 0x80, 0x2E, 0x6A, 0x70, 0x67])
         try RawNames.write(Data([4]), to: root + [0xFF, 0xFE, 0x2E, 0x6A, 0x70, 0x67])
-        try RawNames.write(Data([5]), to: root + Array("caf%E9.jpg".utf8))  // reads like an escape, is UTF-8
+        try RawNames.write(Data([5]), to: root + Array("caf%E9.jpg".utf8)) // reads like an escape, is UTF-8
         try RawNames.makeFolder(root + [0x64, 0xE9, 0x6A, 0xE0])
         try RawNames.write(Data([6]), to: root + [0x64, 0xE9, 0x6A, 0xE0, 0x2F] + Array("inner.jpg".utf8))
-        try RawNames.write(Data([7]), to: root + [0x2E, 0xE9])  // hidden: skipped
+        try RawNames.write(Data([7]), to: root + [0x2E, 0xE9]) // hidden: skipped
         let files = try InputScanner.files(in: folder)
         #expect(files.map(\.source) == ["%FF%FE.jpg", "a%80.jpg", "caf%E9.jpg", "caf%E9.jpg", "d%E9j%E0/inner.jpg", "plain.jpg"])
         #expect(files.map(\.sourceEncoding) == [.percent, .percent, nil, .percent, .percent, nil])

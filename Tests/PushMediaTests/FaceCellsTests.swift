@@ -61,9 +61,13 @@ struct FaceCellsTests {
                     for column in 0..<columns {
                         let got = cells[row * columns + column]
                         let want = Self.expected(pixels, width: width, height: height, bands: bands, band: band, cell: cell, column: column, row: row)
-                        let pairs = [(got.red, want.red), (got.green, want.green), (got.blue, want.blue), (got.chroma, want.chroma),
-                            (got.deviation, want.deviation)]
-                        #expect(pairs.allSatisfy { abs($0.0 - $0.1) < 1e-3 }, "\(width)×\(height) bands \(bands) cell \(cell) at \(column),\(row): \(got) ≠ \(want)")
+                        let pairs = [
+                            (got.red, want.red), (got.green, want.green), (got.blue, want.blue), (got.chroma, want.chroma),
+                            (got.deviation, want.deviation),
+                        ]
+                        #expect(
+                            pairs.allSatisfy { abs($0.0 - $0.1) < 1e-3 },
+                            "\(width)×\(height) bands \(bands) cell \(cell) at \(column),\(row): \(got) ≠ \(want)")
                     }
                 }
             }

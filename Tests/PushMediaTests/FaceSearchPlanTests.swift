@@ -32,9 +32,10 @@ struct FaceSearchPlanTests {
         for (r, g, b) in [(224.0, 172.0, 140.0), (198, 134, 66), (141, 85, 36), (255, 219, 172), (120, 70, 50)] {
             #expect(CellMap.isSkin(red: r, green: g, blue: b), "\(r),\(g),\(b)")
         }
-        for (r, g, b) in [(255.0, 0.0, 0.0), (0, 60, 255), (255, 230, 0), (20, 230, 255), (255, 20, 120), (128, 128, 128),
-            (250, 250, 250), (20, 10, 5)]
-        {
+        for (r, g, b) in [
+            (255.0, 0.0, 0.0), (0, 60, 255), (255, 230, 0), (20, 230, 255), (255, 20, 120), (128, 128, 128),
+            (250, 250, 250), (20, 10, 5),
+        ] {
             #expect(!CellMap.isSkin(red: r, green: g, blue: b), "\(r),\(g),\(b)")
         }
     }
@@ -43,7 +44,7 @@ struct FaceSearchPlanTests {
     func oneGroup() throws {
         // A 1800×600 decode of a 2400×800 banner: 40 px of the source is 30 px here.
         let skin = Self.map(225, 75, skin: [PixelRect(x: 180, y: 20, width: 30, height: 20)])
-        let first = 1162.0 / 1800  // the 450,000 px proxy of a 3:1 image
+        let first = 1162.0 / 1800 // the 450,000 px proxy of a 3:1 image
         let plan = try #require(FaceSearchPlan.plan(cells: skin, image: PixelSize(width: 1800, height: 600), firstScale: first, smallestFace: 30))
         #expect(plan.regions == [PixelRect(x: 180 * 8, y: 20 * 8, width: 30 * 8, height: 20 * 8)])
         #expect(abs(plan.scale - 80.0 / 30) < 1e-9)
@@ -71,9 +72,9 @@ struct FaceSearchPlanTests {
 
     @Test("the second look's levels: every one finer than the first search's scale, and no coarser one")
     func levels() {
-        #expect(FaceSearchPlan.levels(from: 2, above: 1) == 3)  // 2, 1.5, 1.125; not 0.84
+        #expect(FaceSearchPlan.levels(from: 2, above: 1) == 3) // 2, 1.5, 1.125; not 0.84
         #expect(FaceSearchPlan.levels(from: 1.21, above: 1) == 1)
-        #expect(FaceSearchPlan.levels(from: 4, above: 0.75) == 6)  // 4 · 0.75^5 = 0.95; 0.75^6 · 4 = 0.71
+        #expect(FaceSearchPlan.levels(from: 4, above: 0.75) == 6) // 4 · 0.75^5 = 0.95; 0.75^6 · 4 = 0.71
         var rng = SeededRandom(seed: 77)
         for _ in 0..<1000 {
             let coarsest = Double.random(in: 0.05...2, using: &rng)
@@ -89,8 +90,12 @@ struct FaceSearchPlanTests {
     func merging() throws {
         // A square, an L whose box overlaps it (its cells do not touch the square's), and a
         // square apart.
-        let skin = Self.map(100, 50, skin: [PixelRect(x: 10, y: 10, width: 5, height: 5), PixelRect(x: 12, y: 16, width: 8, height: 1),
-            PixelRect(x: 19, y: 9, width: 1, height: 8), PixelRect(x: 60, y: 30, width: 4, height: 4)])
+        let skin = Self.map(
+            100, 50,
+            skin: [
+                PixelRect(x: 10, y: 10, width: 5, height: 5), PixelRect(x: 12, y: 16, width: 8, height: 1),
+                PixelRect(x: 19, y: 9, width: 1, height: 8), PixelRect(x: 60, y: 30, width: 4, height: 4),
+            ])
         let plan = try #require(FaceSearchPlan.plan(cells: skin, image: PixelSize(width: 800, height: 400), firstScale: 1, smallestFace: 20))
         #expect(plan.regions.count == 2)
         #expect(plan.regions.contains(PixelRect(x: 10 * 8, y: 9 * 8, width: 10 * 8, height: 8 * 8)))
@@ -121,7 +126,10 @@ struct FaceSearchPlanTests {
             #expect(FaceSearchPlan.plan(cells: wideSkin, image: size, firstScale: first, smallestFace: 30) == nil, "\(first)")
         }
         // A map that does not match its size is no map.
-        #expect(FaceSearchPlan.plan(cells: CellMap(columns: 3, rows: 3, cell: 8, skin: [true], searchable: [true]), image: size, firstScale: 0.1, smallestFace: 30) == nil)
+        #expect(
+            FaceSearchPlan.plan(
+                cells: CellMap(columns: 3, rows: 3, cell: 8, skin: [true], searchable: [true]), image: size, firstScale: 0.1, smallestFace: 30) == nil
+        )
     }
 
     @Test("for random maps: regions inside the image, disjoint, covering every skin cell they keep, within the budget, no finer than needed")
@@ -195,38 +203,51 @@ struct FaceSearchPlanTests {
         return CellMap(columns: columns, rows: rows, cell: 8, cells: cells)
     }
 
-    @Test("cells: vivid graphics, hues no skin has (sky, foliage) and flat backgrounds are not searched; texture, smooth gradients, grey and every skin hue are; skin is not two vivid colours averaged")
+    @Test(
+        "cells: vivid graphics, hues no skin has (sky, foliage) and flat backgrounds are not searched; texture, smooth gradients, grey and every skin hue are; skin is not two vivid colours averaged"
+    )
     func cellRules() {
-        let vivid = [Cell(red: 255, green: 20, blue: 120, chroma: 235, deviation: 30), Cell(red: 255, green: 230, blue: 0, chroma: 255, deviation: 0),
-            Cell(red: 20, green: 230, blue: 255, chroma: 235, deviation: 5)]
+        let vivid = [
+            Cell(red: 255, green: 20, blue: 120, chroma: 235, deviation: 30), Cell(red: 255, green: 230, blue: 0, chroma: 255, deviation: 0),
+            Cell(red: 20, green: 230, blue: 255, chroma: 235, deviation: 5),
+        ]
         for cell in vivid { #expect(cell.isVivid, "\(cell)") }
         // A face under warm light, a dark face, a grey photo: not vivid.
-        for cell in [Cell(red: 230, green: 150, blue: 90, chroma: 140, deviation: 8), Cell(red: 120, green: 70, blue: 50, chroma: 70, deviation: 6),
-            Cell.grey(90, deviation: 20)] {
+        for cell in [
+            Cell(red: 230, green: 150, blue: 90, chroma: 140, deviation: 8), Cell(red: 120, green: 70, blue: 50, chroma: 70, deviation: 6),
+            Cell.grey(90, deviation: 20),
+        ] {
             #expect(!cell.isVivid, "\(cell)")
         }
         // Hues no skin has: a blue sky, foliage, water; not skin in any light, lips, a grey
         // portrait, or a cell too near grey for its hue to count.
-        for cell in [Cell(red: 90, green: 140, blue: 220, chroma: 130, deviation: 3), Cell(red: 60, green: 120, blue: 40, chroma: 80, deviation: 25),
-            Cell(red: 40, green: 150, blue: 160, chroma: 120, deviation: 12)] {
+        for cell in [
+            Cell(red: 90, green: 140, blue: 220, chroma: 130, deviation: 3), Cell(red: 60, green: 120, blue: 40, chroma: 80, deviation: 25),
+            Cell(red: 40, green: 150, blue: 160, chroma: 120, deviation: 12),
+        ] {
             #expect(cell.hasOtherHue, "\(cell)")
         }
-        for cell in [Cell(red: 224, green: 172, blue: 140, chroma: 90, deviation: 4), Cell(red: 120, green: 70, blue: 50, chroma: 70, deviation: 6),
+        for cell in [
+            Cell(red: 224, green: 172, blue: 140, chroma: 90, deviation: 4), Cell(red: 120, green: 70, blue: 50, chroma: 70, deviation: 6),
             Cell(red: 230, green: 150, blue: 90, chroma: 140, deviation: 8), Cell(red: 200, green: 90, blue: 110, chroma: 110, deviation: 9),
             Cell(red: 210, green: 200, blue: 60, chroma: 150, deviation: 5), Cell.grey(90, deviation: 20),
-            Cell(red: 100, green: 105, blue: 125, chroma: 25, deviation: 7)] {
+            Cell(red: 100, green: 105, blue: 125, chroma: 25, deviation: 7),
+        ] {
             #expect(!cell.hasOtherHue, "\(cell)")
         }
         #expect(Cell(red: 200, green: 90, blue: 110, chroma: 110, deviation: 9).hue.map { abs($0 - 349.1) < 0.1 } == true)
         #expect(Cell.grey(40).hue == nil)
         // A textured sky cell is not read; a textured grey one beside it is.
-        let sky = CellMap(columns: 2, rows: 1, cell: 8, cells: [Cell(red: 90, green: 140, blue: 220, chroma: 130, deviation: 9), .grey(140, deviation: 9)])
+        let sky = CellMap(
+            columns: 2, rows: 1, cell: 8, cells: [Cell(red: 90, green: 140, blue: 220, chroma: 130, deviation: 9), .grey(140, deviation: 9)])
         #expect(sky.searchable == [false, true])
         // Skin: a uniform skin tone is; the same mean made of pixels far more colourful is not.
         #expect(Cell(red: 224, green: 172, blue: 140, chroma: 90, deviation: 4).isSkin)
         #expect(!Cell(red: 224, green: 172, blue: 140, chroma: 200, deviation: 60).isSkin)
         // A row of 5 cells: flat, flat, a gradient, textured, vivid.
-        let row = [Cell.grey(200), .grey(200), .grey(203), Cell.grey(100, deviation: 9), Cell(red: 255, green: 0, blue: 0, chroma: 255, deviation: 40)]
+        let row = [
+            Cell.grey(200), .grey(200), .grey(203), Cell.grey(100, deviation: 9), Cell(red: 255, green: 0, blue: 0, chroma: 255, deviation: 40),
+        ]
         let map = CellMap(columns: 5, rows: 1, cell: 8, cells: row)
         // The second cell borders the gradient, so it is not flat either.
         #expect(map.searchable == [false, true, true, true, false])
@@ -235,7 +256,9 @@ struct FaceSearchPlanTests {
         #expect(CellMap(columns: 1, rows: 1, cell: 8, cells: [.grey(7)]).searchable == [false])
     }
 
-    @Test("the first look: a photo on one side of a banner is read alone, at the whole image's scale; graphics alone, nothing; a photo filling most of the image, all of it")
+    @Test(
+        "the first look: a photo on one side of a banner is read alone, at the whole image's scale; graphics alone, nothing; a photo filling most of the image, all of it"
+    )
     func firstLook() throws {
         // A 1800×600 decode of a 2400×800 banner: a photo of 600×600 px on the left (75×75 cells).
         let size = PixelSize(width: 1800, height: 600)
@@ -249,7 +272,9 @@ struct FaceSearchPlanTests {
         // The photo's blocks (8 cells: up to 80 cells = 640 px) and the margin of 3 cells.
         #expect(plan.regions == [PixelRect(x: 0, y: 0, width: 83 * 8, height: 600)])
         // Nothing textured: nothing is read.
-        #expect(FaceSearchPlan.firstLook(cells: Self.photo(225, 75, textured: []), image: size, scale: scale) == .regions(FaceSearchPlan(regions: [], scale: scale)))
+        #expect(
+            FaceSearchPlan.firstLook(cells: Self.photo(225, 75, textured: []), image: size, scale: scale)
+                == .regions(FaceSearchPlan(regions: [], scale: scale)))
         // A thin line (a pattern's edge) is too sparse for a block.
         let line = Self.photo(225, 75, textured: [PixelRect(x: 0, y: 30, width: 225, height: 1)])
         #expect(FaceSearchPlan.firstLook(cells: line, image: size, scale: scale) == .regions(FaceSearchPlan(regions: [], scale: scale)))
@@ -260,23 +285,29 @@ struct FaceSearchPlanTests {
         let most = Self.photo(225, 75, textured: [PixelRect(x: 0, y: 0, width: 150, height: 75)])
         #expect(FaceSearchPlan.firstLook(cells: most, image: size, scale: scale) == .wholeImage)
         // A map that does not fit its image: all of it.
-        #expect(FaceSearchPlan.firstLook(cells: CellMap(columns: 2, rows: 2, cell: 8, skin: [], searchable: []), image: size, scale: scale) == .wholeImage)
+        #expect(
+            FaceSearchPlan.firstLook(cells: CellMap(columns: 2, rows: 2, cell: 8, skin: [], searchable: []), image: size, scale: scale) == .wholeImage
+        )
     }
 
-    @Test("for random maps: the first look's regions lie inside the image, are disjoint, each holds the window at the scale, cover every dense block they keep, and read less than the whole")
+    @Test(
+        "for random maps: the first look's regions lie inside the image, are disjoint, each holds the window at the scale, cover every dense block they keep, and read less than the whole"
+    )
     func randomFirstLooks() {
         var rng = SeededRandom(seed: 1741)
         var sawRegions = 0
         for _ in 0..<300 {
             let columns = Int.random(in: 1...240, using: &rng)
             let rows = Int.random(in: 1...120, using: &rng)
-            let size = PixelSize(width: (columns - 1) * 8 + Int.random(in: 1...8, using: &rng), height: (rows - 1) * 8 + Int.random(in: 1...8, using: &rng))
+            let size = PixelSize(
+                width: (columns - 1) * 8 + Int.random(in: 1...8, using: &rng), height: (rows - 1) * 8 + Int.random(in: 1...8, using: &rng))
             // Random patches of texture on white.
             var patches: [PixelRect] = []
             for _ in 0..<Int.random(in: 0...4, using: &rng) {
                 let x = Int.random(in: 0..<columns, using: &rng)
                 let y = Int.random(in: 0..<rows, using: &rng)
-                patches.append(PixelRect(x: x, y: y, width: Int.random(in: 1...(columns - x), using: &rng), height: Int.random(in: 1...(rows - y), using: &rng)))
+                patches.append(
+                    PixelRect(x: x, y: y, width: Int.random(in: 1...(columns - x), using: &rng), height: Int.random(in: 1...(rows - y), using: &rng)))
             }
             let map = Self.photo(columns, rows, textured: patches)
             let scale = FaceSearchSettings.proxyScale(of: size)
@@ -306,4 +337,3 @@ struct FaceSearchPlanTests {
         #expect(sawRegions > 20)
     }
 }
-

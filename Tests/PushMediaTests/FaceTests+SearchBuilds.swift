@@ -66,7 +66,9 @@ extension FaceTests {
 
     static var builds: [FaceDetector.SearchBuild] { FaceDetector.SearchBuild.avx2.isAvailable ? [.portable, .avx2] : [.portable] }
 
-    @Test("the search's filter step (face_search.h's, in place of dlib's) scores every window as dlib's own step does, within float rounding, in each build, at sizes whose feature rows end inside a vector or are shorter than one")
+    @Test(
+        "the search's filter step (face_search.h's, in place of dlib's) scores every window as dlib's own step does, within float rounding, in each build, at sizes whose feature rows end inside a vector or are shorter than one"
+    )
     func filterStepAgreesWithDlibs() throws {
         let images = try Self.comparedImages(
             bannerWidths: [1600, 811, 403, 219, 131, 97], textures: [(173, 149), (88, 300), (64, 64), (20, 20), (40, 200)],
@@ -74,7 +76,8 @@ extension FaceTests {
         for build in Self.builds {
             var largest = 0.0
             for (name, image) in images {
-                var difference = 0.0, score = 0.0
+                var difference = 0.0
+                var score = 0.0
                 var error = [CChar](repeating: 0, count: 256)
                 let compared = try Self.withFaceImage(image) {
                     pm_face_filters_compare(build.choice, $0, &difference, &score, &error, error.count)
@@ -87,7 +90,9 @@ extension FaceTests {
         }
     }
 
-    @Test("the search's HOG features (face_features.h, in place of dlib's step) are dlib's own, within float rounding, in each build, at odd sizes, sizes of one to three cells and rows that end inside a vector")
+    @Test(
+        "the search's HOG features (face_features.h, in place of dlib's step) are dlib's own, within float rounding, in each build, at odd sizes, sizes of one to three cells and rows that end inside a vector"
+    )
     func featuresAgreeWithDlibs() throws {
         var images = try Self.comparedImages(
             bannerWidths: [1600, 811, 403, 97],
@@ -99,13 +104,16 @@ extension FaceTests {
             var total = 0
             for (name, image) in images {
                 for cell in [8, 3, 5, 1] {
-                    var difference = 0.0, feature = 0.0
+                    var difference = 0.0
+                    var feature = 0.0
                     var error = [CChar](repeating: 0, count: 256)
                     let compared = try Self.withFaceImage(image) {
                         pm_face_features_compare(build.choice, $0, Int32(cell), &difference, &feature, &error, error.count)
                     }
                     #expect(compared >= 0, "\(build) \(name), cells of \(cell): \(String(cBuffer: error))")
-                    #expect(difference <= 1e-5 * max(1, feature), "\(build) \(name), cells of \(cell): differs by \(difference), features up to \(feature)")
+                    #expect(
+                        difference <= 1e-5 * max(1, feature),
+                        "\(build) \(name), cells of \(cell): differs by \(difference), features up to \(feature)")
                     largest = max(largest, feature)
                     total += compared
                 }

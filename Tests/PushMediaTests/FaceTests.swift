@@ -96,7 +96,8 @@ struct FaceTests {
         for (width, height) in [(1200, 900), (1800, 600), (1000, 1000), (4000, 3000)] {
             let searched = try FaceDetector.search(try Vips.Image.noise(width: width, height: height)).searched
             let area = Double(searched.width * searched.height)
-            #expect(abs(area - Double(FaceSearchSettings.searchArea)) < 0.01 * Double(FaceSearchSettings.searchArea), "\(width)×\(height) → \(searched)")
+            #expect(
+                abs(area - Double(FaceSearchSettings.searchArea)) < 0.01 * Double(FaceSearchSettings.searchArea), "\(width)×\(height) → \(searched)")
             #expect(abs(Double(searched.width) / Double(searched.height) - Double(width) / Double(height)) < 0.01)
         }
         let small = try FaceDetector.search(try Vips.Image.noise(width: 512, height: 512)).searched
@@ -127,9 +128,10 @@ struct FaceTests {
             rgba.append(value)
             if index % 3 == 2 { rgba.append(255) }
         }
-        let withAlpha = try #require(rgba.withUnsafeBytes {
-            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(rgb.width), Int32(rgb.height), 4, VIPS_FORMAT_UCHAR)
-        })
+        let withAlpha = try #require(
+            rgba.withUnsafeBytes {
+                vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(rgb.width), Int32(rgb.height), 4, VIPS_FORMAT_UCHAR)
+            })
         withAlpha.pointee.Type = VIPS_INTERPRETATION_sRGB
         #expect(try FaceDetector.detect(in: Vips.Image(owning: withAlpha)) == found)
         // The grey copy is made of the green band: the same pixels, one band a pixel.
@@ -137,7 +139,9 @@ struct FaceTests {
         #expect(try FaceDetector.detect(in: green) == found)
     }
 
-    @Test("a search of regions reads only the levels of the pyramid it is given: a face twice the window's size is found on a coarser level, not on the finest alone")
+    @Test(
+        "a search of regions reads only the levels of the pyramid it is given: a face twice the window's size is found on a coarser level, not on the finest alone"
+    )
     func regionLevels() throws {
         // The plan counts levels with the step the C search's pyramid takes.
         #expect(FaceSearchPlan.pyramidStep == Double(PM_FACE_PYRAMID_DOWN - 1) / Double(PM_FACE_PYRAMID_DOWN))
@@ -187,7 +191,7 @@ struct FaceTests {
                 y: (face.y * Double(working.height) - Double(e.y)) / Double(e.height),
                 width: face.width * Double(working.width) / Double(e.width), height: face.height * Double(working.height) / Double(e.height))
             let clip = p.clipRect
-            let slack = 1.0 / 600  // one pixel of the expanded image
+            let slack = 1.0 / 600 // one pixel of the expanded image
             #expect(
                 clip.x <= inExpanded.x + slack && clip.x + clip.width >= inExpanded.maxX - slack
                     && clip.y <= inExpanded.y + slack && clip.y + clip.height >= inExpanded.maxY - slack,
@@ -235,7 +239,9 @@ struct FaceTests {
         try madeByScript("make-group-banners", hint: "is libdlib19.1's /usr/share/doc/libdlib19.1/examples installed?")
     }
 
-    @Test("group photos with faces of 40 to 140 px in wide banners: faces found in at least 95 % of them, no false face, and the chosen faces inside both crops and the clipping rect")
+    @Test(
+        "group photos with faces of 40 to 140 px in wide banners: faces found in at least 95 % of them, no false face, and the chosen faces inside both crops and the clipping rect"
+    )
     func groupBanners() throws {
         let (folder, banners) = try Self.groups.get()
         #expect(banners.count == 36)
@@ -275,10 +281,11 @@ struct FaceTests {
                 let source = try Vips.Image.decode(try Data(contentsOf: folder.appendingPathComponent(banner.file)))
                 let image = try source.reduced(to: ImagePlan(source: PixelSize(width: source.width, height: source.height), profile: .default).decode)
                 let first = try FaceDetector.search(image)
-                guard let plan = FaceSearchPlan.plan(
-                    cells: try FaceDetector.cells(of: image), image: PixelSize(width: image.width, height: image.height),
-                    firstScale: Double(first.searched.width) / Double(image.width),
-                    smallestFace: FaceSearchPlan.smallestSourceFace * Double(image.width) / Double(source.width))
+                guard
+                    let plan = FaceSearchPlan.plan(
+                        cells: try FaceDetector.cells(of: image), image: PixelSize(width: image.width, height: image.height),
+                        firstScale: Double(first.searched.width) / Double(image.width),
+                        smallestFace: FaceSearchPlan.smallestSourceFace * Double(image.width) / Double(source.width))
                 else { continue }
                 let portable = try FaceDetector.search(image, in: plan, build: .portable)
                 #expect(portable == (try FaceDetector.search(image, in: plan, build: .avx2)), "\(banner.file)")
@@ -332,9 +339,11 @@ struct FaceTests {
         // Four frames of the banner, a flat grey one first (not the representative frame).
         let gif = try MediaFactory.make(
             "person.gif", in: out,
-            ["-f", "lavfi", "-i", "color=c=gray:s=\(banner.width)x\(banner.height):d=0.25:r=4",
-             "-loop", "1", "-t", "0.75", "-r", "4", "-i", folder.appendingPathComponent(banner.file).path,
-             "-filter_complex", "[0:v][1:v]concat=n=2:v=1,split[a][b];[a]palettegen[p];[b][p]paletteuse", "-loop", "0"])
+            [
+                "-f", "lavfi", "-i", "color=c=gray:s=\(banner.width)x\(banner.height):d=0.25:r=4",
+                "-loop", "1", "-t", "0.75", "-r", "4", "-i", folder.appendingPathComponent(banner.file).path,
+                "-filter_complex", "[0:v][1:v]concat=n=2:v=1,split[a][b];[a]palettegen[p];[b][p]paletteuse", "-loop", "0",
+            ])
         let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: out))
             .process(InputFile(path: gif.path, source: "person.gif"))
         #expect(item.status == .ok, "\(item.error?.message ?? "")")
@@ -355,8 +364,10 @@ struct FaceTests {
         // Two seconds of the still banner, as H.264.
         let movie = try MediaFactory.make(
             "person.mp4", in: out,
-            ["-loop", "1", "-i", folder.appendingPathComponent(banner.file).path, "-t", "2", "-r", "10",
-             "-c:v", "libx264", "-pix_fmt", "yuv420p"])
+            [
+                "-loop", "1", "-i", folder.appendingPathComponent(banner.file).path, "-t", "2", "-r", "10",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p",
+            ])
         let item = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: out))
             .process(InputFile(path: movie.path, source: "person.mp4"))
         #expect(item.status == .ok, "\(item.error?.message ?? "")")

@@ -40,8 +40,15 @@ struct GIFDecoderTests {
     /// `loop`: the NETSCAPE2.0 loop count written (nil: no loop extension).
     static func gif(width: Int, height: Int, global: [UInt8]?, background: UInt8 = 0, frames: [Frame], loop: Int? = 0) -> Data {
         var out = Data("GIF89a".utf8)
-        func word(_ v: Int) { out.append(UInt8(v & 0xff)); out.append(UInt8(v >> 8)) }
-        func tableBits(_ table: [UInt8]) -> Int { var bits = 1; while (1 << bits) < table.count / 3 { bits += 1 }; return bits }
+        func word(_ v: Int) {
+            out.append(UInt8(v & 0xff))
+            out.append(UInt8(v >> 8))
+        }
+        func tableBits(_ table: [UInt8]) -> Int {
+            var bits = 1
+            while (1 << bits) < table.count / 3 { bits += 1 }
+            return bits
+        }
         func put(_ table: [UInt8]) {
             out.append(contentsOf: table)
             out.append(contentsOf: [UInt8](repeating: 0, count: (1 << tableBits(table)) * 3 - table.count))
@@ -67,7 +74,8 @@ struct GIFDecoderTests {
             if let table = frame.table { put(table) }
             var rows = Array(0..<frame.height)
             if frame.interlaced {
-                rows = Array(stride(from: 0, to: frame.height, by: 8)) + Array(stride(from: 4, to: frame.height, by: 8))
+                rows =
+                    Array(stride(from: 0, to: frame.height, by: 8)) + Array(stride(from: 4, to: frame.height, by: 8))
                     + Array(stride(from: 2, to: frame.height, by: 4)) + Array(stride(from: 1, to: frame.height, by: 2))
             }
             let ordered = rows.flatMap { frame.indices[($0 * frame.width)..<(($0 + 1) * frame.width)] }
@@ -76,20 +84,32 @@ struct GIFDecoderTests {
             var sinceClear = 0
             for (i, index) in ordered.prefix(frame.coded ?? ordered.count).enumerated() {
                 if i == frame.badCodeAfter { codes.append(400) }
-                if sinceClear == 254 { codes.append(256); sinceClear = 0 }
-                codes.append(Int(index)); sinceClear += 1
+                if sinceClear == 254 {
+                    codes.append(256)
+                    sinceClear = 0
+                }
+                codes.append(Int(index))
+                sinceClear += 1
             }
             if frame.endCode { codes.append(257) }
             if let own = frame.codes { codes = own }
-            var bytes: [UInt8] = [], bits = 0, have = 0
+            var bytes: [UInt8] = []
+            var bits = 0
+            var have = 0
             for code in codes {
-                bits |= code << have; have += 9
-                while have >= 8 { bytes.append(UInt8(bits & 0xff)); bits >>= 8; have -= 8 }
+                bits |= code << have
+                have += 9
+                while have >= 8 {
+                    bytes.append(UInt8(bits & 0xff))
+                    bits >>= 8
+                    have -= 8
+                }
             }
             if have > 0 { bytes.append(UInt8(bits & 0xff)) }
             for start in stride(from: 0, to: bytes.count, by: 255) {
                 let block = bytes[start..<min(start + 255, bytes.count)]
-                out.append(UInt8(block.count)); out.append(contentsOf: block)
+                out.append(UInt8(block.count))
+                out.append(contentsOf: block)
             }
             out.append(0)
         }
@@ -132,7 +152,9 @@ struct GIFDecoderTests {
 
     /// 16 distinct colours.
     static let palette: [UInt8] = (0..<16).flatMap { (i: Int) -> [UInt8] in
-        let red = UInt8(i * 16), green = UInt8(255 - i * 16), blue = UInt8((i * 53) & 0xff)
+        let red = UInt8(i * 16)
+        let green = UInt8(255 - i * 16)
+        let blue = UInt8((i * 53) & 0xff)
         return [red, green, blue]
     }
 
@@ -251,7 +273,9 @@ struct GIFDecoderTests {
         // (libnsgif's zeroed table: black), later frames have bigger tables. Frames 1 and 2 are
         // read first, then frame 0 (a restart).
         let tables = Self.bytes(
-            hex: "474946383961010001000000002c00000000010001008010203040506002025401002c000000000100010081000000000000ff000000000002024401002c00000000010001000002024401003b")
+            hex:
+                "474946383961010001000000002c00000000010001008010203040506002025401002c000000000100010081000000000000ff000000000002024401002c00000000010001000002024401003b"
+        )
         let mine = try #require(try Self.decoded(tables).own)
         let frame = { (index: Int) in try mine.extractArea(left: 0, top: index, width: 1, height: 1).memoryBytes() }
         _ = try frame(1)
@@ -261,7 +285,9 @@ struct GIFDecoderTests {
         // Frame 0 green with disposal 2 on a red background, frame 1 a bad code: frame 0 read
         // again after frame 1 failed is still frame 0.
         let failing = Self.bytes(
-            hex: "47494638396104000400f10000ff000000ff000000ffffffff21f90408000000002c000000000400040000020d0cc3300cc3300cc3300cc33005002c0000000004000400000202d40f003b")
+            hex:
+                "47494638396104000400f10000ff000000ff000000ffffffff21f90408000000002c000000000400040000020d0cc3300cc3300cc3300cc33005002c0000000004000400000202d40f003b"
+        )
         let second = try #require(try Self.decoded(failing).own)
         let frame0 = try Self.firstFrame(failing)
         let first = { try second.extractArea(left: 0, top: 0, width: 4, height: 4).memoryBytes() }
@@ -289,7 +315,9 @@ struct GIFDecoderTests {
         }
     }
 
-    @Test("Files it does not take are left to libvips: a frame outside the screen, a truncated file, a screen size libnsgif replaces, a last frame libnsgif does not count")
+    @Test(
+        "Files it does not take are left to libvips: a frame outside the screen, a truncated file, a screen size libnsgif replaces, a last frame libnsgif does not count"
+    )
     func declined() throws {
         let inside = Frame(width: 20, height: 10, indices: Self.pattern(20, 10, seed: 0))
         var outside = inside

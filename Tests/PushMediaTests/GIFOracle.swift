@@ -39,9 +39,16 @@ enum GIFOracle {
         var out = [UInt8](repeating: 0, count: pixels * 4)
         var i = bytes.startIndex
         for p in 0..<pixels {
-            let r = bytes[i], g = bytes[bytes.index(i, offsetBy: 1)], b = bytes[bytes.index(i, offsetBy: 2)]
+            let r = bytes[i]
+            let g = bytes[bytes.index(i, offsetBy: 1)]
+            let b = bytes[bytes.index(i, offsetBy: 2)]
             let a = bands == 4 ? bytes[bytes.index(i, offsetBy: 3)] : 255
-            if a >= 128 { out[p * 4] = r; out[p * 4 + 1] = g; out[p * 4 + 2] = b; out[p * 4 + 3] = 255 }
+            if a >= 128 {
+                out[p * 4] = r
+                out[p * 4 + 1] = g
+                out[p * 4 + 2] = b
+                out[p * 4 + 3] = 255
+            }
             i = bytes.index(i, offsetBy: bands)
         }
         return out
@@ -76,7 +83,8 @@ enum GIFOracle {
     /// and partial frames are its own code, not libnsgif's).
     static func pillow(_ data: Data) throws -> Frames {
         let folder = try Fixtures.temporaryFolder()
-        let input = folder.appendingPathComponent("in.gif"), raw = folder.appendingPathComponent("frames.rgba")
+        let input = folder.appendingPathComponent("in.gif")
+        let raw = folder.appendingPathComponent("frames.rgba")
         try data.write(to: input)
         let run = try CommandRunner.run("/usr/bin/python3", ["-c", pillowScript, input.path, raw.path])
         guard run.status == 0, let header = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any],
@@ -140,11 +148,13 @@ enum GIFOracle {
         let source = try source(path, rect: rect, size: PixelSize(width: first.width, height: first.height))
         var scores: [[Double]] = []
         for frames in decoded {
-            #expect(frames.width == first.width && frames.height == first.height && frames.rgba.count == first.rgba.count,
-                    "the decoders disagree on the GIF's size or frame count")
-            scores.append(zip(frames.rgba, frames.starts).map { frame, start in
-                psnr(frame, source.rgba[source.shown(at: start)])
-            })
+            #expect(
+                frames.width == first.width && frames.height == first.height && frames.rgba.count == first.rgba.count,
+                "the decoders disagree on the GIF's size or frame count")
+            scores.append(
+                zip(frames.rgba, frames.starts).map { frame, start in
+                    psnr(frame, source.rgba[source.shown(at: start)])
+                })
         }
         return Report(libvips: scores[0], pillow: scores[1])
     }

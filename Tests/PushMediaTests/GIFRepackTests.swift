@@ -57,7 +57,9 @@ struct GIFRepackTests {
         #expect(same)
     }
 
-    @Test("what it does not re-pack comes back byte for byte: not a GIF, a GIF cut short, a first frame restored to the previous canvas, a frame disposed to the background without a transparent index")
+    @Test(
+        "what it does not re-pack comes back byte for byte: not a GIF, a GIF cut short, a first frame restored to the previous canvas, a frame disposed to the background without a transparent index"
+    )
     func leftAsItIs() throws {
         let notGIF = Data("GIF89a, or so it says".utf8)
         #expect(GIFRepack.smallest(notGIF) == notGIF)
@@ -74,7 +76,8 @@ struct GIFRepackTests {
         let bytes = [UInt8](gif)
         let controls = try Self.blocks(bytes).filter { $0.isGraphicsControl }
         try #require(controls.count >= 2)
-        let first = controls[0].range.lowerBound + 3, packed = controls[1].range.lowerBound + 3
+        let first = controls[0].range.lowerBound + 3
+        let packed = controls[1].range.lowerBound + 3
         try #require(bytes[packed] & 1 == 1, "the writer's later frames have a transparent index")
         for (at, disposal, flag) in [(first, UInt8(3), bytes[first] & 1), (packed, 2, 0)] {
             var disposed = bytes
@@ -85,13 +88,16 @@ struct GIFRepackTests {
         for disposal in [UInt8(2), 3] {
             var kept = bytes
             kept[packed] = (kept[packed] & ~0x1C) | (disposal << 2)
-            #expect(GIFRepack.smallest(Data(kept)).count < kept.count, "a second frame with disposal \(disposal) and a transparent index is re-packed")
+            #expect(
+                GIFRepack.smallest(Data(kept)).count < kept.count, "a second frame with disposal \(disposal) and a transparent index is re-packed")
         }
         // The same file without that change is re-packed: the disposal is what kept it.
         #expect(GIFRepack.smallest(gif).count < gif.count)
     }
 
-    @Test("a ball rolling over a see-through picture, each position restored to the previous canvas (disposal 3): re-packed smaller, still restored, every frame shows the same pixels with the same timing")
+    @Test(
+        "a ball rolling over a see-through picture, each position restored to the previous canvas (disposal 3): re-packed smaller, still restored, every frame shows the same pixels with the same timing"
+    )
     func restoredFrames() throws {
         // A shelf along the bottom left in place, then a striped ball on its top edge, each
         // position restored (3). Literal LZW codes, as a plain encoder writes them: the pass
@@ -201,7 +207,9 @@ struct GIFRepackTests {
                 (noise, 300, 200), (runs, 257, 131), ([UInt8(colours - 1)], 1, 1), (Array(noise.prefix(4099)), 4099, 1),
             ]
             for c in cases {
-                let status = c.pixels.withUnsafeBufferPointer { pm_gif_lzw_matches_giflib($0.baseAddress, Int32(c.width), Int32(c.height), Int32(bits), .max) }
+                let status = c.pixels.withUnsafeBufferPointer {
+                    pm_gif_lzw_matches_giflib($0.baseAddress, Int32(c.width), Int32(c.height), Int32(bits), .max)
+                }
                 #expect(status == 0, "\(bits) bits, \(c.width)×\(c.height): \(status == 1 ? "bytes differ" : "failed")")
             }
             // A candidate that reaches the best's size is given up part way (noise takes far more than 1,000 bytes).

@@ -9,7 +9,8 @@ import Testing
 
 /// Where the writer gives up past a byte bound, and what the failure then says.
 extension GIFTranscodeTests {
-    @Test("Past a byte bound the writer gives up: both ways at the same frame, reporting the bytes written (over the bound, under the whole GIF); under it, the same bytes",
+    @Test(
+        "Past a byte bound the writer gives up: both ways at the same frame, reporting the bytes written (over the bound, under the whole GIF); under it, the same bytes",
         arguments: [(160, 80), (16, 8)]) // 16×8: all twelve frames in one strip of libvips' sink
     func givingUp(width: Int, height: Int) throws {
         let animation = try Self.benchmarkAnimation("noisy", width: width, height: height, frames: 12)

@@ -105,7 +105,8 @@ struct GIFTranscodeTests {
             // One frame as it is (the representative frame the subject is found on and the still
             // thumbnail is cut from): the decoder's canvas copied, libvips' pixels.
             for position in Set([0, cut.frameCount / 2, cut.frameCount - 1]) {
-                let a = try cut.frame(position), b = try viaLibvips(cut).frame(position)
+                let a = try cut.frame(position)
+                let b = try viaLibvips(cut).frame(position)
                 let same = try a.memoryBytes() == b.memoryBytes()
                 #expect(
                     a.width == b.width && a.height == b.height && a.bands == b.bands && a.interpretation == b.interpretation && same,
@@ -115,7 +116,9 @@ struct GIFTranscodeTests {
         }
     }
 
-    @Test("Proxies for the representative frame, and the frame itself: libvips' box averages and pixels, from real and hand-built GIFs, three and four bands")
+    @Test(
+        "Proxies for the representative frame, and the frame itself: libvips' box averages and pixels, from real and hand-built GIFs, three and four bands"
+    )
     func proxies() throws {
         try Self.expectSameProxies(try Fixtures.url("graphics/animated.gif").path)
         let folder = try Fixtures.temporaryFolder()
@@ -170,7 +173,9 @@ struct GIFTranscodeTests {
         try Self.expectSameBytes(try Self.write(GIFDecoderTests.gif(width: 24, height: 10, global: palette, frames: [first] + small)))
     }
 
-    @Test("The direct way is decided from values: a cut outside the file or frames out of order are refused, not read; a resized, fitted or libvips animation has no direct cut; nested cuts at their own size compose")
+    @Test(
+        "The direct way is decided from values: a cut outside the file or frames out of order are refused, not read; a resized, fitted or libvips animation has no direct cut; nested cuts at their own size compose"
+    )
     func directCutDecided() throws {
         let path = try Fixtures.url("graphics/animated.gif").path
         let animation = try Self.animation(path)
@@ -197,7 +202,9 @@ struct GIFTranscodeTests {
         #expect(inner.directCut == GIFFileCut(file: whole.file, rect: PixelRect(x: 3, y: 2, width: 3, height: 2)))
     }
 
-    @Test("The scan reports libvips' header: size, frames, bands, every delay and the loop count (none, 0, 1, 5), and the probe from it is libvips' probe")
+    @Test(
+        "The scan reports libvips' header: size, frames, bands, every delay and the loop count (none, 0, 1, 5), and the probe from it is libvips' probe"
+    )
     func scanMatchesLibvips() throws {
         var paths = [try Fixtures.url("graphics/animated.gif").path]
         let folder = try Fixtures.temporaryFolder()
@@ -238,7 +245,8 @@ struct GIFTranscodeTests {
         let path = try Fixtures.url("graphics/animated.gif").path
         let animation = try Self.animation(path)
         do {
-            _ = try #require(animation.directCut).gifAttempt(frames: animation.indices, delays: animation.delays, loop: 0, GIFSettings(paletteBits: 8),
+            _ = try #require(animation.directCut).gifAttempt(
+                frames: animation.indices, delays: animation.delays, loop: 0, GIFSettings(paletteBits: 8),
                 until: .now - .seconds(1))
             Issue.record("written past its deadline")
         } catch let error as Vips.Error {
@@ -246,7 +254,9 @@ struct GIFTranscodeTests {
         }
     }
 
-    @Test("The re-packing pass runs only where it decides whether an attempt fits: a GIF just over the budget is re-packed under it, one that fits is kept as written")
+    @Test(
+        "The re-packing pass runs only where it decides whether an attempt fits: a GIF just over the budget is re-packed under it, one that fits is kept as written"
+    )
     func repackOnlyNearTheLimit() throws {
         let animation = try Self.benchmarkAnimation("screen-recording", width: 480, height: 240, frames: 40)
         // The ladder's first rung as the writer makes it, and re-packed.
@@ -258,7 +268,8 @@ struct GIFTranscodeTests {
             repacked.count < written.count && Double(written.count) <= Double(repacked.count) * BudgetLadder.repackReach,
             "written \(written.count) B, re-packed \(repacked.count) B")
         func encoded(budget: Int) throws -> EncodedImage {
-            try ImageEncoder.encode(.animation(animation), role: .expanded, as: .gif, budget: budget, profile: .default, deadline: .now + .seconds(120))
+            try ImageEncoder.encode(
+                .animation(animation), role: .expanded, as: .gif, budget: budget, profile: .default, deadline: .now + .seconds(120))
         }
         let tight = try encoded(budget: repacked.count)
         #expect(tight.data == repacked, "\(tight.data.count) B")
@@ -268,7 +279,9 @@ struct GIFTranscodeTests {
         #expect(roomy.encoding.attempts == 1)
     }
 
-    @Test("A GIF of one frame is decoded from the probe's scan: the same pixels and alpha as libvips' loader, at odd sizes, with and without a see-through index, and shrunk when larger than the decode")
+    @Test(
+        "A GIF of one frame is decoded from the probe's scan: the same pixels and alpha as libvips' loader, at odd sizes, with and without a see-through index, and shrunk when larger than the decode"
+    )
     func oneFrameFromTheScan() throws {
         let folder = try Fixtures.temporaryFolder()
         let shapes: [(Int, Int, UInt8?)] = [(1, 1, nil), (2, 2, 3), (3, 2, nil), (301, 17, 5), (2001, 1001, nil), (2001, 1001, 2)]

@@ -56,7 +56,9 @@ struct GIFTransparencyTests {
                 if kind.smallFirst {
                     frame = Frame(left: 6, top: 4, width: 20, height: 10, indices: sprite(20, 10, seed: 0))
                 } else {
-                    let indices = (0..<w * h).map { i in i / w >= h - 3 ? UInt8(6) : (i % w < 10 && i / w < 8 ? sprite(10, 8, seed: 1)[i / w * 10 + i % w] : clear) }
+                    let indices = (0..<w * h).map { i in
+                        i / w >= h - 3 ? UInt8(6) : (i % w < 10 && i / w < 8 ? sprite(10, 8, seed: 1)[i / w * 10 + i % w] : clear)
+                    }
                     frame = Frame(width: w, height: h, indices: indices)
                 }
             } else if kind.clearsScreen && n == 3 && kind.frames >= 6 {
@@ -65,7 +67,8 @@ struct GIFTransparencyTests {
                 frame = Frame(left: 2, top: 2, width: 2, height: 2, indices: [clear, clear, clear, clear])
             } else {
                 let (sw, sh) = (10 + n % 3, 8 + n % 2)
-                let x = (n * 5) % (w - sw), y = (n * 3) % (h - 3 - sh)
+                let x = (n * 5) % (w - sw)
+                let y = (n * 3) % (h - 3 - sh)
                 frame = Frame(left: x, top: y, width: sw, height: sh, indices: sprite(sw, sh, seed: n))
             }
             frame.transparent = clear
@@ -112,7 +115,9 @@ struct GIFTransparencyTests {
         #expect(report.worst >= atLeast, "\(label), \(settings.repack ? "re-packed" : "as written"): \(report)", sourceLocation: sourceLocation)
     }
 
-    @Test("Generated sprites over see-through, at their own size: every frame exactly its source's, with and without the re-packing pass, every frame, every 3rd and capped at 7 fps", arguments: kinds)
+    @Test(
+        "Generated sprites over see-through, at their own size: every frame exactly its source's, with and without the re-packing pass, every frame, every 3rd and capped at 7 fps",
+        arguments: kinds)
     func exactAtOwnSize(kind: Kind) throws {
         let path = try GIFTranscodeTests.write(Self.gif(kind), "exact-\(kind.name.filter(\.isLetter))")
         let animation = try GIFTranscodeTests.animation(path)
@@ -128,7 +133,9 @@ struct GIFTransparencyTests {
         try Self.expectFaithful(animation, GIFSettings(paletteBits: 8), source: path, rect: rect, atLeast: 99, "\(kind), default settings")
     }
 
-    @Test("Generated sprites over see-through, cut and resized (a ladder rung's scale, fewer colours): every frame at least 35 dB under both decoders", arguments: kinds)
+    @Test(
+        "Generated sprites over see-through, cut and resized (a ladder rung's scale, fewer colours): every frame at least 35 dB under both decoders",
+        arguments: kinds)
     func cutAndResized(kind: Kind) throws {
         let path = try GIFTranscodeTests.write(Self.gif(kind), "resized-\(kind.name.filter(\.isLetter))")
         let animation = try GIFTranscodeTests.animation(path)
@@ -139,7 +146,9 @@ struct GIFTransparencyTests {
         }
     }
 
-    @Test("gif.py's stickers (gears turning, an envelope sliding into a slot, a hand waving, a badge blinking out) through the whole pipeline: every frame of the expanded GIF at least 35 dB against the source cut by its sourceRect")
+    @Test(
+        "gif.py's stickers (gears turning, an envelope sliding into a slot, a hand waving, a badge blinking out) through the whole pipeline: every frame of the expanded GIF at least 35 dB against the source cut by its sourceRect"
+    )
     func pipeline() throws {
         let folder = try Fixtures.temporaryFolder()
         for name in ["gears", "envelope", "wave", "blink"] {

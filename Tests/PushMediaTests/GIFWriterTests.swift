@@ -39,7 +39,8 @@ struct GIFWriterTests {
     /// How many pixels of decoded RGBA differ in colour from packed RGB.
     static func differingPixels(_ decoded: [UInt8], _ rgb: [UInt8]) -> Int {
         var count = 0
-        for i in 0..<rgb.count / 3 where decoded[i * 4] != rgb[i * 3] || decoded[i * 4 + 1] != rgb[i * 3 + 1] || decoded[i * 4 + 2] != rgb[i * 3 + 2] {
+        for i in 0..<rgb.count / 3 where decoded[i * 4] != rgb[i * 3] || decoded[i * 4 + 1] != rgb[i * 3 + 1] || decoded[i * 4 + 2] != rgb[i * 3 + 2]
+        {
             count += 1
         }
         return count
@@ -160,10 +161,14 @@ struct GIFWriterTests {
         }
     }
 
-    @Test("the nearest-colour searches (eight entries at a time, and outwards by r + g + b) give a full scan's index: the nearest, the lowest among equals, never the see-through entry, across palettes in turn")
+    @Test(
+        "the nearest-colour searches (eight entries at a time, and outwards by r + g + b) give a full scan's index: the nearest, the lowest among equals, never the see-through entry, across palettes in turn"
+    )
     func nearestIndex() throws {
         var random = SeededRandom(seed: 1616)
-        var rgb: [UInt8] = [], counts: [Int32] = [], seeThrough: [Int32] = []
+        var rgb: [UInt8] = []
+        var counts: [Int32] = []
+        var seeThrough: [Int32] = []
         for k in 0..<120 {
             let count = [0, 1, 2, 3, 16, 128, 254, 255][k % 8] + (k % 8 == 5 ? Int.random(in: 0...100, using: &random) : 0)
             let (base, spread) = (Int.random(in: 0...255, using: &random), Int.random(in: 1...256, using: &random))
@@ -181,7 +186,9 @@ struct GIFWriterTests {
         // Random colours, and runs of alike ones (the search starts from the last answer).
         var colours: [UInt32] = []
         for i in 0..<3_000 {
-            let colour = i % 3 == 0 && !colours.isEmpty ? colours.last! ^ UInt32(Int.random(in: 0...3, using: &random) * 0x010101) : UInt32.random(in: 0...0xffffff, using: &random)
+            let colour =
+                i % 3 == 0 && !colours.isEmpty
+                ? colours.last! ^ UInt32(Int.random(in: 0...3, using: &random) * 0x010101) : UInt32.random(in: 0...0xffffff, using: &random)
             colours.append(colour & 0xffffff)
         }
         // Both searches: every entry at once (AVX2, what the writer uses where the processor has
@@ -189,11 +196,15 @@ struct GIFWriterTests {
         for vector: Int32 in [1, 0] {
             let mismatches = pm_gif_nearest_mismatches(rgb, counts, seeThrough, Int32(counts.count), colours, Int32(colours.count), vector)
             if vector == 1 && mismatches == -2 { continue } // no AVX2 on this processor
-            #expect(mismatches == 0, "vector \(vector): \(mismatches) of \(counts.count * colours.count) colours mapped to another index than a full scan's")
+            #expect(
+                mismatches == 0,
+                "vector \(vector): \(mismatches) of \(counts.count * colours.count) colours mapped to another index than a full scan's")
         }
     }
 
-    @Test("alpha: see-through stays see-through, opaque stays opaque; a pixel turning see-through turns see-through (the frame before is disposed), and what stays is shown")
+    @Test(
+        "alpha: see-through stays see-through, opaque stays opaque; a pixel turning see-through turns see-through (the frame before is disposed), and what stays is shown"
+    )
     func alpha() throws {
         // 32×16: left half see-through, right half red; frame 1 draws a blue square in the
         // left half; frame 2 makes the right half see-through.
@@ -222,13 +233,20 @@ struct GIFWriterTests {
         }
     }
 
-    @Test("few colours, low effort: see-through pixels of the first frame stay see-through when the palette has no see-through entry", arguments: [1, 2, 3])
+    @Test(
+        "few colours, low effort: see-through pixels of the first frame stay see-through when the palette has no see-through entry",
+        arguments: [1, 2, 3])
     func seeThroughWithFewColours(bits: Int) throws {
         // Random colours, every tenth pixel see-through: at effort 3 libimagequant's palette of
         // 2^bits − 1 colours may have no alpha-0 entry (found by review).
         var random = SeededRandom(seed: 5)
         let pixels = (0..<16 * 16).flatMap { i -> [UInt8] in
-            i % 10 == 0 ? [0, 0, 0, 0] : [UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), 255]
+            i % 10 == 0
+                ? [0, 0, 0, 0]
+                : [
+                    UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random),
+                    255,
+                ]
         }
         var settings = GIFSettings(paletteBits: bits)
         settings.repack = false
@@ -249,7 +267,9 @@ struct GIFWriterTests {
         return (size(bytes[10]), locals)
     }
 
-    @Test("fewer bits give a smaller table: at most 2^bits − 1 colours, and the table of 2^bits entries holds the index for unchanged pixels", arguments: [2, 4, 7])
+    @Test(
+        "fewer bits give a smaller table: at most 2^bits − 1 colours, and the table of 2^bits entries holds the index for unchanged pixels",
+        arguments: [2, 4, 7])
     func paletteBits(bits: Int) throws {
         let frames = Array(Self.fewColourFrames().prefix(2)) // 40 colours, a gradient-free mix
         var settings = GIFSettings(paletteBits: bits)
@@ -260,7 +280,9 @@ struct GIFWriterTests {
         #expect(tables.locals.allSatisfy { $0 <= 1 << bits }, "\(bits) bits: local tables \(tables.locals)")
     }
 
-    @Test("a frame's palette comes from its changed pixels only: see-through source pixels (cleared by disposing the frame before) add no colour, so the global palette is kept")
+    @Test(
+        "a frame's palette comes from its changed pixels only: see-through source pixels (cleared by disposing the frame before) add no colour, so the global palette is kept"
+    )
     func paletteOfChangedPixels() throws {
         // 4×1: A B A B, then B, (see-through), (see-through), A: both colours are in the global
         // palette, so the second frame needs no local table (found by review).
@@ -280,7 +302,7 @@ struct GIFWriterTests {
         let delays = [100, 40, 250]
         let ours = try Self.written(frames, width: 64, height: 32, bands: 3, delays: delays, loop: loop, settings: GIFSettings(paletteBits: 8)).gif
         var dithered = GIFSettings(paletteBits: 8)
-        dithered.dither = 1  // libvips' saver (cgif)
+        dithered.dither = 1 // libvips' saver (cgif)
         dithered.repack = false
         let libvips = try Self.written(frames, width: 64, height: 32, bands: 3, delays: delays, loop: loop, settings: dithered).gif
         #expect(ours.delays == delays)

@@ -40,7 +40,8 @@ enum HostileCorpus {
 
             """
         let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"400\"><image href=\"file://\(secretText)\"/></svg>\n"
-        let pdf = "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+        let pdf =
+            "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
         // RIFF/AVI header, then the playlist where the chunks should be.
         let riffBody = Array("AVI LIST".utf8) + [0, 0, 0, 0] + Array(playlist.utf8)
         let avi = Array("RIFF".utf8) + littleEndian32(UInt32(riffBody.count)) + riffBody

@@ -101,16 +101,18 @@ struct HostileInputTests {
         let svg = Data("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><rect width=\"10\" height=\"10\"/></svg>".utf8)
         #expect(throws: Vips.Error.self) { try Vips.Image.decode(svg) }
         // libvips itself refuses every other loader, so even its own guess could not reach them.
-        for blocked in ["svgload_buffer", "pdfload_buffer", "magickload_buffer", "matrixload_source", "csvload_source",
-            "vipsload_source", "ppmload_source", "fitsload_source", "jxlload_buffer", "openslideload_source"]
-        {
+        for blocked in [
+            "svgload_buffer", "pdfload_buffer", "magickload_buffer", "matrixload_source", "csvload_source",
+            "vipsload_source", "ppmload_source", "fitsload_source", "jxlload_buffer", "openslideload_source",
+        ] {
             #expect(Vips.isBlocked(blocked) != false, "\(blocked) may run")
         }
         // The HEIF module opens with the first HEIF image (pm_vips_load_heif): load one first.
         #expect(try Vips.Image.decode(try Data(contentsOf: Fixtures.url("photos/scene.heic"))).width > 0)
-        for allowed in ["jpegload_source", "pngload_source", "gifload_source", "webpload_source", "heifload_source",
-            "heifload_buffer", "tiffload_source", "jpegload_buffer"]
-        {
+        for allowed in [
+            "jpegload_source", "pngload_source", "gifload_source", "webpload_source", "heifload_source",
+            "heifload_buffer", "tiffload_source", "jpegload_buffer",
+        ] {
             #expect(Vips.isBlocked(allowed) == false, "\(allowed) is blocked")
         }
         #expect(Vips.isBlocked("svgload_buffer") == true, "the SVG loader exists and is blocked")

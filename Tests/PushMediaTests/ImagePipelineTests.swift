@@ -154,7 +154,9 @@ struct ImagePipelineTests {
         #expect(item.attachment(.expanded)?.width == 40 && item.attachment(.expanded)?.height == 20)
     }
 
-    @Test("a subject near the edge stays in the thumbnail and in the clipping rect", arguments: ["photos/panorama.jpg", "photos/landscape.jpg", "photos/portrait.jpg"])
+    @Test(
+        "a subject near the edge stays in the thumbnail and in the clipping rect",
+        arguments: ["photos/panorama.jpg", "photos/landscape.jpg", "photos/portrait.jpg"])
     func subjectKept(source: String) throws {
         let (item, out) = try Self.process(source)
         let thumbAttachment = try #require(item.attachment(.thumbnail))
@@ -169,7 +171,9 @@ struct ImagePipelineTests {
         #expect(inClip > 0.03, "subject not in the clipping rect (\(inClip))")
     }
 
-    @Test("the centre strategy centres; attention finds the subject; smart finds no face and is attention", arguments: [CropStrategy.centre, .attention, .entropy, .smart])
+    @Test(
+        "the centre strategy centres; attention finds the subject; smart finds no face and is attention",
+        arguments: [CropStrategy.centre, .attention, .entropy, .smart])
     func strategies(strategy: CropStrategy) throws {
         let (item, _) = try Self.process("photos/panorama.jpg", profile: Profile(crop: strategy))
         let subject = try #require(item.probe?.subject)
@@ -189,10 +193,12 @@ struct ImagePipelineTests {
         }
     }
 
-    @Test("broken inputs fail with stable codes", arguments: [
-        ("broken/empty.jpg", ErrorCode.emptyInput), ("broken/not-an-image.jpg", .unsupportedType),
-        ("broken/truncated.jpg", .corruptInput), ("broken/truncated.png", .corruptInput),
-    ])
+    @Test(
+        "broken inputs fail with stable codes",
+        arguments: [
+            ("broken/empty.jpg", ErrorCode.emptyInput), ("broken/not-an-image.jpg", .unsupportedType),
+            ("broken/truncated.jpg", .corruptInput), ("broken/truncated.png", .corruptInput),
+        ])
     func broken(source: String, code: ErrorCode) throws {
         let (item, out) = try Self.process(source)
         #expect(item.status == .failed)

@@ -86,8 +86,10 @@ struct MediaPipelineTests {
         let folder = try Fixtures.temporaryFolder()
         let input = try MediaFactory.make(
             "clip.webm", in: folder,
-            ["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=3", "-f", "lavfi", "-i", "sine=f=330:d=3",
-             "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "400k", "-c:a", "libopus"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=3", "-f", "lavfi", "-i", "sine=f=330:d=3",
+                "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "400k", "-c:a", "libopus",
+            ])
         let out = folder.appendingPathComponent("out")
         let item = Self.process(input, out: out)
         #expect(item.status == .ok, "\(item.error?.message ?? "")")
@@ -104,7 +106,8 @@ struct MediaPipelineTests {
         try Self.expectNoLeftovers(out)
     }
 
-    @Test("anamorphic video (pixels twice as wide as tall) is planned at the size it is written: square pixels, and the bit-rate ceiling of that size")
+    @Test(
+        "anamorphic video (pixels twice as wide as tall) is planned at the size it is written: square pixels, and the bit-rate ceiling of that size")
     func anamorphic() throws {
         let folder = try Fixtures.temporaryFolder()
         // 640×360 stored, each pixel twice as wide as tall (in MPEG-4 part 2's own header, which
@@ -120,7 +123,8 @@ struct MediaPipelineTests {
         let media = try #require(item.attachment(.media))
         #expect(media.media?.action == .transcoded)
         let probed = try MediaFactory.probe(try Self.file(media, in: out))
-        let width = try #require(probed.video?["width"] as? Int), height = try #require(probed.video?["height"] as? Int)
+        let width = try #require(probed.video?["width"] as? Int)
+        let height = try #require(probed.video?["height"] as? Int)
         #expect(width == 1280 && height == 360, "written \(width)×\(height)")
         #expect(["1:1", nil].contains(probed.video?["sample_aspect_ratio"] as? String))
         #expect(media.width == width && media.height == height)
@@ -136,9 +140,11 @@ struct MediaPipelineTests {
         // 8 s of 1080p at a constant 60 Mbit/s (filler padded): about 60 MB.
         let input = try MediaFactory.make(
             "huge.mp4", in: folder,
-            ["-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=25:d=8", "-f", "lavfi", "-i", "sine=d=8",
-             "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "60M", "-minrate", "60M", "-maxrate", "60M",
-             "-bufsize", "60M", "-x264-params", "nal-hrd=cbr", "-c:a", "aac"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=25:d=8", "-f", "lavfi", "-i", "sine=d=8",
+                "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "60M", "-minrate", "60M", "-maxrate", "60M",
+                "-bufsize", "60M", "-x264-params", "nal-hrd=cbr", "-c:a", "aac",
+            ])
         let inputBytes = try #require(try FileManager.default.attributesOfItem(atPath: input.path)[.size] as? Int)
         #expect(inputBytes > 50_000_000, "the input is only \(inputBytes) bytes")
         let out = folder.appendingPathComponent("out")
@@ -217,8 +223,10 @@ struct MediaPipelineTests {
         let folder = try Fixtures.temporaryFolder()
         let input = try MediaFactory.make(
             "cover.mp3", in: folder,
-            ["-i", Fixtures.url("audio/tone.mp3").path, "-i", Fixtures.url("photos/landscape.jpg").path,
-             "-map", "0:a", "-map", "1:v", "-c", "copy", "-id3v2_version", "3", "-disposition:v", "attached_pic"])
+            [
+                "-i", Fixtures.url("audio/tone.mp3").path, "-i", Fixtures.url("photos/landscape.jpg").path,
+                "-map", "0:a", "-map", "1:v", "-c", "copy", "-id3v2_version", "3", "-disposition:v", "attached_pic",
+            ])
         let out = folder.appendingPathComponent("out")
         let item = Self.process(input, out: out)
         #expect(item.status == .ok, "\(item.error?.message ?? "")")
@@ -249,8 +257,10 @@ struct MediaPipelineTests {
         let folder = try Fixtures.temporaryFolder()
         let input = try MediaFactory.make(
             "clip.webm", in: folder,
-            ["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=3", "-f", "lavfi", "-i", "sine=d=3",
-             "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=3", "-f", "lavfi", "-i", "sine=d=3",
+                "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus",
+            ])
         var profile = Profile.default
         profile.budgets.movie = 100_000
         let refused = Self.process(input, profile: profile, out: folder.appendingPathComponent("a"))

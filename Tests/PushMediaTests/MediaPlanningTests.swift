@@ -55,7 +55,7 @@ struct MediaPlanningTests {
         "keep, remux or transcode",
         arguments: [
             (MediaFormat.mp4, "h264", "aac", nil, 1_000_000, "keep"),
-            (.mp4, "h264", "aac", nil, 20_000_000, "transcode"),  // over the 10 MB budget
+            (.mp4, "h264", "aac", nil, 20_000_000, "transcode"), // over the 10 MB budget
             (.quicktime, "h264", "aac", nil, 1_000_000, "remux"),
             (.matroska, "h264", "mp3", nil, 1_000_000, "remux"),
             (.matroska, "vp9", "opus", nil, 1_000_000, "transcode"),

@@ -72,7 +72,7 @@ struct MediaSnifferTests {
         shifted.insert(0, at: 417)
         #expect(MediaSniffer.detect(shifted) == nil, "the second header is not where the first frame ends")
         var otherRate = Self.mp3Frames(2)
-        otherRate[419] = 0x94  // the second frame at 48 kHz
+        otherRate[419] = 0x94 // the second frame at 48 kHz
         #expect(MediaSniffer.detect(otherRate) == nil, "frames of one stream share version, layer and sample rate")
     }
 
@@ -95,8 +95,10 @@ struct MediaSnifferTests {
     func adtsFrames() throws {
         // MPEG-4, no CRC, AAC LC, 44.1 kHz (index 4), stereo, 371-byte frames.
         func frame(_ length: Int, rateIndex: UInt8 = 4) -> [UInt8] {
-            [0xFF, 0xF1, 0x40 | rateIndex << 2, 0x80 | UInt8((length >> 11) & 0x03), UInt8((length >> 3) & 0xFF),
-             UInt8((length & 0x07) << 5) | 0x1F, 0xFC] + [UInt8](repeating: 0, count: length - 7)
+            [
+                0xFF, 0xF1, 0x40 | rateIndex << 2, 0x80 | UInt8((length >> 11) & 0x03), UInt8((length >> 3) & 0xFF),
+                UInt8((length & 0x07) << 5) | 0x1F, 0xFC,
+            ] + [UInt8](repeating: 0, count: length - 7)
         }
         let header = try #require(ADTSFrameHeader(frame(371), at: 0))
         #expect(header.frameLength == 371 && header.sampleRateIndex == 4)

@@ -15,8 +15,10 @@ enum OutputInspection {
     }
 
     /// The share of sampled pixels in `rect` (unit coordinates) close to `colour`.
-    static func share(of colour: [Double], in image: Vips.Image, unitRect: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1),
-                      tolerance: Double = 40, grid: Int = 24) throws -> Double {
+    static func share(
+        of colour: [Double], in image: Vips.Image, unitRect: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1),
+        tolerance: Double = 40, grid: Int = 24
+    ) throws -> Double {
         var hits = 0
         for i in 0..<grid {
             for j in 0..<grid {

@@ -12,7 +12,9 @@ struct OutputLayoutTests {
         #expect(OutputLayout.sharded.path(of: name) == "3f/" + name)
     }
 
-    @Test("process shards above 1,000 inputs, not at 1,000", arguments: [(0, OutputLayout.flat), (1, .flat), (1000, .flat), (1001, .sharded), (1_000_000, .sharded)])
+    @Test(
+        "process shards above 1,000 inputs, not at 1,000",
+        arguments: [(0, OutputLayout.flat), (1, .flat), (1000, .flat), (1001, .sharded), (1_000_000, .sharded)])
     func threshold(_ inputs: Int, _ layout: OutputLayout) {
         #expect(OutputLayout.forBatch(inputs: inputs) == layout)
     }

@@ -221,7 +221,7 @@ indirect enum ProfileDocument {
     private var json: String {
         switch self {
         case .int(let value): "\(value)"
-        case .double(let value): "\(value)"  // NaN and inf are not JSON: refused
+        case .double(let value): "\(value)" // NaN and inf are not JSON: refused
         case .string(let value): Self.quoted(value)
         case .bool(let value): "\(value)"
         case .null: "null"

@@ -17,7 +17,8 @@ struct ProfileValidationTests {
     @Test("random profile files: ProfileLoader.parse refuses with a Failure or returns a profile with no problems, whose derived values are positive")
     func randomFiles() throws {
         var random = SeededRandom(seed: 39)
-        var accepted = 0, refused = 0
+        var accepted = 0
+        var refused = 0
         let cases = 3000
         for index in 0..<cases {
             let document = ProfileDocument.random(using: &random)
@@ -115,20 +116,22 @@ struct ProfileValidationTests {
         #expect(profile.problems.count == 1 && profile.problems[0].contains("bytes per image"), "\(profile.problems)")
     }
 
-    @Test("YAML from the issue: quality 0, bit rate 0, NaN, inf and 1e308 seconds are refused, not trapped", arguments: [
-        ("jpeg: {quality: 0}", "jpeg.quality"),
-        ("audio: {bitRate: 0}", "audio.bitRate"),
-        ("delivery: {seconds: 1e308}", "delivery.seconds"),
-        ("delivery: {seconds: .nan}", "delivery.seconds"),
-        ("delivery: {seconds: .inf}", "delivery.seconds"),
-        ("delivery: {seconds: -.inf}", "delivery.seconds"),
-        ("delivery: {linkBitsPerSecond: -9223372036854775808}", "delivery.linkBitsPerSecond"),
-        ("delivery: {linkBitsPerSecond: 9223372036854775807}", "delivery.linkBitsPerSecond"),
-        ("limits: {timeoutSeconds: .nan}", "limits.timeoutSeconds"),
-        ("video: {trimToSeconds: .inf}", "video.trimToSeconds"),
-        (#"{"delivery": {"seconds": 1e308, "imageSeconds": 1e308}}"#, "delivery.seconds"),
-        (#"{"jpeg": {"quality": 0}}"#, "jpeg.quality"),
-    ])
+    @Test(
+        "YAML from the issue: quality 0, bit rate 0, NaN, inf and 1e308 seconds are refused, not trapped",
+        arguments: [
+            ("jpeg: {quality: 0}", "jpeg.quality"),
+            ("audio: {bitRate: 0}", "audio.bitRate"),
+            ("delivery: {seconds: 1e308}", "delivery.seconds"),
+            ("delivery: {seconds: .nan}", "delivery.seconds"),
+            ("delivery: {seconds: .inf}", "delivery.seconds"),
+            ("delivery: {seconds: -.inf}", "delivery.seconds"),
+            ("delivery: {linkBitsPerSecond: -9223372036854775808}", "delivery.linkBitsPerSecond"),
+            ("delivery: {linkBitsPerSecond: 9223372036854775807}", "delivery.linkBitsPerSecond"),
+            ("limits: {timeoutSeconds: .nan}", "limits.timeoutSeconds"),
+            ("video: {trimToSeconds: .inf}", "video.trimToSeconds"),
+            (#"{"delivery": {"seconds": 1e308, "imageSeconds": 1e308}}"#, "delivery.seconds"),
+            (#"{"jpeg": {"quality": 0}}"#, "jpeg.quality"),
+        ])
     func issueValues(text: String, key: String) {
         let message = Self.refusal(text, name: "bad.yaml")
         #expect(message.hasPrefix("bad.yaml: ") && message.contains(key), "\(message)")
@@ -136,13 +139,15 @@ struct ProfileValidationTests {
 
     // MARK: Size, nesting and key count, before the parser
 
-    @Test("nested 100,000 levels (YAML flow, YAML block, JSON): refused with a message, no stack overflow", arguments: [
-        ("YAML flow", "100000 '[' or '{'"),
-        ("YAML flow in a mapping", "100000 '[' or '{'"),
-        ("YAML block, compact sequences", "line 1 is indented 200000 columns"),
-        ("YAML block, mappings", "line 1000 is indented 999 columns"),
-        ("JSON", "nested 100000 levels deep at line 1"),
-    ])
+    @Test(
+        "nested 100,000 levels (YAML flow, YAML block, JSON): refused with a message, no stack overflow",
+        arguments: [
+            ("YAML flow", "100000 '[' or '{'"),
+            ("YAML flow in a mapping", "100000 '[' or '{'"),
+            ("YAML block, compact sequences", "line 1 is indented 200000 columns"),
+            ("YAML block, mappings", "line 1000 is indented 999 columns"),
+            ("JSON", "nested 100000 levels deep at line 1"),
+        ])
     func deepNesting(kind: String, message: String) {
         let text = Self.deeplyNested(kind)
         #expect(text.utf8.count <= ProfileLoader.maxBytes, "\(kind): the case must test nesting, not size")
@@ -175,10 +180,12 @@ struct ProfileValidationTests {
         }
         #expect(ProfileLoader.jsonDepth(Data(json.utf8)).depth == 32)
         #expect(ProfileLoader.jsonDepth(Data(#"{"a": "[[[{{{", "b": "\"[["}"#.utf8)).depth == 1, "brackets in strings do not count")
-        #expect(ProfileLoader.yamlNesting("a:\n  b: 1\n" + String(repeating: " ", count: 100) + "\n# " + String(repeating: "-", count: 100)) == nil,
+        #expect(
+            ProfileLoader.yamlNesting("a:\n  b: 1\n" + String(repeating: " ", count: 100) + "\n# " + String(repeating: "-", count: 100)) == nil,
             "blank lines and comments open nothing")
         #expect(ProfileLoader.yamlNesting("\u{FEFF}" + String(repeating: "- ", count: 40)) != nil, "a byte order mark hides nothing")
-        #expect(ProfileLoader.yamlNesting(String(repeating: "- \r", count: 1) + String(repeating: " ", count: 70) + "- x") != nil, "\\r breaks lines too")
+        #expect(
+            ProfileLoader.yamlNesting(String(repeating: "- \r", count: 1) + String(repeating: " ", count: 70) + "- x") != nil, "\\r breaks lines too")
     }
 
     @Test("the deepest text the checks let through is parsed without trouble: 32 compact sequences around 64 brackets")
@@ -208,16 +215,19 @@ struct ProfileValidationTests {
     func oversize() throws {
         let big = Data(("# " + String(repeating: "x", count: ProfileLoader.maxBytes) + "\nname: big\n").utf8)
         let bigError = #expect(throws: ProfileLoader.Failure.self) { try ProfileLoader.parse(big, name: "big.yaml") }
-        #expect(bigError?.description.hasPrefix("big.yaml: the profile is \(big.count) bytes, over the limit of \(ProfileLoader.maxBytes) bytes") == true)
+        #expect(
+            bigError?.description.hasPrefix("big.yaml: the profile is \(big.count) bytes, over the limit of \(ProfileLoader.maxBytes) bytes") == true)
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("huge.yaml")
         #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
         let handle = try FileHandle(forWritingTo: file)
-        try handle.truncate(atOffset: 50_000_000)  // sparse: 50 MB that take no disk
+        try handle.truncate(atOffset: 50_000_000) // sparse: 50 MB that take no disk
         try handle.close()
         let hugeError = #expect(throws: ProfileLoader.Failure.self) { try ProfileLoader.load(path: file.path) }
-        #expect(hugeError?.description.contains("the profile is 50000000 bytes, over the limit of 1048576 bytes") == true, "\(String(describing: hugeError))")
+        #expect(
+            hugeError?.description.contains("the profile is 50000000 bytes, over the limit of 1048576 bytes") == true,
+            "\(String(describing: hugeError))")
         // At the limit exactly, the size is no objection.
         let atLimit = Data(("name: x\n#" + String(repeating: "x", count: ProfileLoader.maxBytes - 10) + "\n").utf8)
         #expect(atLimit.count == ProfileLoader.maxBytes)
@@ -242,9 +252,10 @@ struct ProfileValidationTests {
     func sexagesimal() throws {
         #expect(try ProfileLoader.parse(Data("thumbnail:\n  size: 5:00\n".utf8)).thumbnail.size == 300)
         #expect(try ProfileLoader.parse(Data("expanded:\n  aspect: 3:1\n".utf8)).expanded.aspect == AspectRatio(width: 3, height: 1))
-        for value in ["1:0:0:0:0:0:0:0:0:0:0:0", "9223372036854775807:0", "-1:0:0:0:0:0:0:0:0:0:0", "1_0:0:0:0:0:0:0:0:0:0:0",
-            "x:9223372036854775807:y:1"]
-        {
+        for value in [
+            "1:0:0:0:0:0:0:0:0:0:0:0", "9223372036854775807:0", "-1:0:0:0:0:0:0:0:0:0:0", "1_0:0:0:0:0:0:0:0:0:0:0",
+            "x:9223372036854775807:y:1",
+        ] {
             let message = Self.refusal("thumbnail:\n  size: \(value)\n")
             #expect(message.contains("the number \(value) is too large"), "\(message)")
         }

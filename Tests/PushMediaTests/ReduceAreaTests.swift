@@ -31,7 +31,8 @@ struct ReduceAreaTests {
                     let inPlace = try decoded.reduced(
                         PixelRect(x: 0, y: 0, width: decoded.width, height: decoded.height), to: size, vectorized: vectorized)
                     #expect(inPlace.width == size.width && inPlace.height == size.height && inPlace.bands == bands)
-                    #expect(try inPlace.memoryBytes() == jpegPath.memoryBytes(), "\(width)x\(height) shrink \(shrink) to \(size) vector \(vectorized)")
+                    #expect(
+                        try inPlace.memoryBytes() == jpegPath.memoryBytes(), "\(width)x\(height) shrink \(shrink) to \(size) vector \(vectorized)")
                 }
             }
         }
@@ -72,9 +73,12 @@ struct ReduceAreaTests {
         // libvips' 8-bit reducev places its kernel to 1/64 px and sums in its own fixed point: on this
         // noise the two are 0.36 levels apart on average, 4 at most.
         let inPlace = try decoded.reduced(to: PixelSize(width: 200, height: 150))
-        let a = try fromPipeline.memoryBytes(), b = try inPlace.memoryBytes()
+        let a = try fromPipeline.memoryBytes()
+        let b = try inPlace.memoryBytes()
         let differences = zip(a, b).map { abs(Int($0) - Int($1)) }
-        #expect(differences.max() ?? 0 <= 6 && Double(differences.reduce(0, +)) / Double(differences.count) < 0.5, "largest \(differences.max() ?? 0), mean \(Double(differences.reduce(0, +)) / Double(differences.count))")
+        #expect(
+            differences.max() ?? 0 <= 6 && Double(differences.reduce(0, +)) / Double(differences.count) < 0.5,
+            "largest \(differences.max() ?? 0), mean \(Double(differences.reduce(0, +)) / Double(differences.count))")
         // A rect of lazy pixels (an extract of bands, as a still with alpha is normalised) goes
         // through libvips' path too, reading the same rect.
         let lazyBands = try decoded.extractBands(0, count: 3)
@@ -83,14 +87,16 @@ struct ReduceAreaTests {
             (PixelRect(x: 150, y: 40, width: 240, height: 200), PixelSize(width: 200, height: 120)),
             (PixelRect(x: 13, y: 111, width: 97, height: 189), PixelSize(width: 50, height: 60)),
         ] {
-            let a = try lazyBands.reduced(rect, to: size).memoryBytes(), b = try decoded.reduced(rect, to: size).memoryBytes()
+            let a = try lazyBands.reduced(rect, to: size).memoryBytes()
+            let b = try decoded.reduced(rect, to: size).memoryBytes()
             let d = zip(a, b).map { abs(Int($0) - Int($1)) }
             #expect(d.max() ?? 0 <= 6 && Double(d.reduce(0, +)) / Double(d.count) < 0.5, "\(rect): largest \(d.max() ?? 0)")
         }
         let whole = PixelRect(x: 0, y: 0, width: 400, height: 300)
         // A deadline that has passed (1 ns after the call was made) stops it.
         var stopped: UnsafeMutablePointer<VipsImage>?
-        #expect(pm_reduce_area(decoded.pointer, 0, 0, 400, 300, 200, 150, (Deadline.now + .nanoseconds(1)).native, 1, &stopped) == -1 && stopped == nil)
+        #expect(
+            pm_reduce_area(decoded.pointer, 0, 0, 400, 300, 200, 150, (Deadline.now + .nanoseconds(1)).native, 1, &stopped) == -1 && stopped == nil)
         #expect(Vips.takeError().contains("the time ran out"))
         #expect(throws: Vips.Error.self) { try decoded.reduced(whole, to: PixelSize(width: 200, height: 150), until: .now - .seconds(1)) }
         for (rect, size) in [

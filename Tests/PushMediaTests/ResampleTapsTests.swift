@@ -6,9 +6,11 @@ import Testing
 /// pure arithmetic, checked over many sizes without any image.
 @Suite("Resample taps")
 struct ResampleTapsTests {
-    @Test("every output pixel's taps lie inside the image, within the kernel's support, weights summing to 1", arguments: [
-        PM_RESAMPLE_TRIANGLE, PM_RESAMPLE_LANCZOS3,
-    ])
+    @Test(
+        "every output pixel's taps lie inside the image, within the kernel's support, weights summing to 1",
+        arguments: [
+            PM_RESAMPLE_TRIANGLE, PM_RESAMPLE_LANCZOS3,
+        ])
     func tapsAreSound(_ kernel: pm_resample_kernel) {
         var random = SeededRandom(seed: 3)
         for _ in 0..<400 {

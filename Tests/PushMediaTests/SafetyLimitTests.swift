@@ -36,7 +36,8 @@ struct SafetyLimitTests {
         try Self.bombPNG(width: 30_000, height: 30_000).write(to: folder.appendingPathComponent("bomb.png"))
         let out = try Fixtures.temporaryFolder("bombout")
         // Run the real binary under a parent that reports its child's peak RSS (KiB).
-        let script = "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+        let script =
+            "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
         let result = try CommandRunner.run(
             "/usr/bin/env", ["python3", "-c", script, CommandRunner.pushmedia, "process", folder.path, "--out", out.path])
         let fields = result.output.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }

@@ -54,7 +54,9 @@ struct StillDecodeTests {
         let upright = sideways ? PixelSize(width: header.height, height: header.width) : PixelSize(width: header.width, height: header.height)
         let colourManaged = header.bands == 4 && header.interpretation == VIPS_INTERPRETATION_CMYK
         let plan = ImagePlan(source: upright, profile: Profile())
-        for target in [plan.decode, PixelSize(width: upright.width / 2, height: upright.height / 2), PixelSize(width: upright.width / 3, height: 10_000)] {
+        for target in [
+            plan.decode, PixelSize(width: upright.width / 2, height: upright.height / 2), PixelSize(width: upright.width / 3, height: 10_000),
+        ] {
             let still = try Vips.Image.still(
                 from: try Vips.Source(path: url.path), width: target.width, height: target.height, colourManaged: colourManaged,
                 until: Self.farFuture)
@@ -121,10 +123,18 @@ struct StillDecodeTests {
         #expect(throws: Vips.Error.self) { try image.reducedWidth(to: 299) }
         // The plan's limit is the C's: past it the plan picks libvips' resize.
         #expect(DecodePath.mostReduction == Int(PM_REDUCE_MOST))
-        #expect(DecodePath.reduction(eightBit: true, inMemory: true, from: PixelSize(width: 4800, height: 4), to: PixelSize(width: 300, height: 4)) == .inPlace)
-        #expect(DecodePath.reduction(eightBit: true, inMemory: true, from: PixelSize(width: 4800, height: 4), to: PixelSize(width: 299, height: 4)) == .resize)
-        #expect(DecodePath.reduction(eightBit: true, inMemory: false, from: PixelSize(width: 480, height: 4), to: PixelSize(width: 300, height: 4)) == .downThenAcross)
-        #expect(DecodePath.reduction(eightBit: false, inMemory: true, from: PixelSize(width: 480, height: 4), to: PixelSize(width: 300, height: 4)) == .resize)
+        #expect(
+            DecodePath.reduction(eightBit: true, inMemory: true, from: PixelSize(width: 4800, height: 4), to: PixelSize(width: 300, height: 4))
+                == .inPlace)
+        #expect(
+            DecodePath.reduction(eightBit: true, inMemory: true, from: PixelSize(width: 4800, height: 4), to: PixelSize(width: 299, height: 4))
+                == .resize)
+        #expect(
+            DecodePath.reduction(eightBit: true, inMemory: false, from: PixelSize(width: 480, height: 4), to: PixelSize(width: 300, height: 4))
+                == .downThenAcross)
+        #expect(
+            DecodePath.reduction(eightBit: false, inMemory: true, from: PixelSize(width: 480, height: 4), to: PixelSize(width: 300, height: 4))
+                == .resize)
         let small = try image.reduced(to: PixelSize(width: 40, height: 4))
         #expect(small.width == 40 && small.height == 4)
         // A flat grey stays that grey through libvips' box pre-shrink too.

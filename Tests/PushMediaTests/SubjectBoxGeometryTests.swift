@@ -33,7 +33,9 @@ struct SubjectBoxGeometryTests {
         return (okX && okY, fitsX && fitsY)
     }
 
-    static let aspects = [AspectRatio(width: 2, height: 1), AspectRatio(width: 1, height: 1), AspectRatio(width: 3, height: 1), AspectRatio(width: 1, height: 2)]
+    static let aspects = [
+        AspectRatio(width: 2, height: 1), AspectRatio(width: 1, height: 1), AspectRatio(width: 3, height: 1), AspectRatio(width: 1, height: 2),
+    ]
 
     @Test("both crops lie inside the image and hold the box whenever it fits; the clipping rect stays valid")
     func cropsHoldTheBox() {
@@ -64,7 +66,8 @@ struct SubjectBoxGeometryTests {
                 x0: (box.x * Double(size.width) - Double(e.x)) * Double(plan.expanded.width) / Double(e.width),
                 x1: (box.maxX * Double(size.width) - Double(e.x)) * Double(plan.expanded.width) / Double(e.width),
                 y0: (box.y * Double(size.height) - Double(e.y)) * Double(plan.expanded.height) / Double(e.height),
-                y1: (box.maxY * Double(size.height) - Double(e.y)) * Double(plan.expanded.height) / Double(e.height))
+                y1: (box.maxY * Double(size.height) - Double(e.y)) * Double(plan.expanded.height) / Double(e.height)
+            )
             let side = Double(min(plan.expanded.width, plan.expanded.height))
             let insideExpanded = Self.holds(e, box, in: size).fits
             if insideExpanded {
@@ -91,7 +94,8 @@ struct SubjectBoxGeometryTests {
             let box = UnitRect(x: Double.random(in: 0...(1 - w), using: &rng), y: Double.random(in: 0...(1 - h), using: &rng), width: w, height: h)
             let square = PixelSize(width: side, height: side)
             let centre = (x: box.centre.x * Double(size.width), y: box.centre.y * Double(size.height))
-            let pixels = UnitRect(x: box.x * Double(size.width), y: box.y * Double(size.height), width: w * Double(size.width), height: h * Double(size.height))
+            let pixels = UnitRect(
+                x: box.x * Double(size.width), y: box.y * Double(size.height), width: w * Double(size.width), height: h * Double(size.height))
             let plain = CropGeometry.place(square, in: size, around: centre)
             let kept = CropGeometry.place(square, in: size, around: centre, keeping: [pixels])
             // Rounding may move it by one pixel, never more.
@@ -262,7 +266,7 @@ struct FaceSubjectTests {
                 }
             }
             #expect(choice.faces == choice.faces.sorted { $0.width * $0.height > $1.width * $1.height })
-            let e = 1e-12  // the union's edges are sums of doubles
+            let e = 1e-12 // the union's edges are sums of doubles
             for face in choice.faces {
                 #expect(bare.x <= face.x + e && bare.maxX >= face.maxX - e && bare.y <= face.y + e && bare.maxY >= face.maxY - e)
             }

@@ -38,9 +38,11 @@ struct TinyInputTests {
             let thumbnail = try #require(item.attachment(.thumbnail), "\(item.source) has no thumbnail")
             let expanded = try #require(item.attachment(.expanded), "\(item.source) has no expanded image")
             for attachment in [thumbnail, expanded] {
-                let width = attachment.width ?? 0, height = attachment.height ?? 0
-                #expect(width >= 1 && height >= 1 && width <= size.width && height <= size.height,
-                        "\(item.source): \(attachment.identifier) \(width)×\(height) from \(size.width)×\(size.height)")
+                let width = attachment.width ?? 0
+                let height = attachment.height ?? 0
+                #expect(
+                    width >= 1 && height >= 1 && width <= size.width && height <= size.height,
+                    "\(item.source): \(attachment.identifier) \(width)×\(height) from \(size.width)×\(size.height)")
                 #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(attachment.file).path))
             }
             #expect(thumbnail.width == thumbnail.height, "\(item.source): the thumbnail is square")

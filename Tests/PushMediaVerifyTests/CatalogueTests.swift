@@ -10,8 +10,8 @@ import Testing
 extension VerifyCommandTests {
     /// The bytes of catalogue file `name`: small, distinct, made again from the name alone.
     static func bytes(_ name: String) -> [UInt8] {
-        let seed = name.unicodeScalars.reduce(UInt32(2166136261)) { ($0 ^ $1.value) &* 16777619 }
-        return (0..<600).map { UInt8(truncatingIfNeeded: seed &+ UInt32($0) &* 2654435761 >> 7) }
+        let seed = name.unicodeScalars.reduce(UInt32(2_166_136_261)) { ($0 ^ $1.value) &* 16_777_619 }
+        return (0..<600).map { UInt8(truncatingIfNeeded: seed &+ UInt32($0) &* 2_654_435_761 >> 7) }
     }
 
     static func sha256(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
@@ -28,7 +28,8 @@ extension VerifyCommandTests {
                 let data = bytes(name)
                 return ModelAttachment(
                     identifier: role.rawValue, role: role, file: name, url: base + name, typeHint: "public.jpeg", fileExtension: "jpg",
-                    mimeType: "image/jpeg", bytes: data.count, sha256: sha256(data), options: ModelAttachment.Options(thumbnailHidden: role == .expanded))
+                    mimeType: "image/jpeg", bytes: data.count, sha256: sha256(data),
+                    options: ModelAttachment.Options(thumbnailHidden: role == .expanded))
             }
             let item = Item(
                 source: String(format: "products/p%05d.jpg", index), kind: .image, status: .ok, attachments: attachments, warnings: [padding],
@@ -46,7 +47,8 @@ extension VerifyCommandTests {
     static func peakRSS(_ arguments: [String], in folder: URL) async throws -> (kilobytes: Int, run: Support.Run) {
         var environment = ProcessInfo.processInfo.environment
         environment["ASAN_OPTIONS"] = (environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "") + "quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
-        let run = try await Support.run("/usr/bin/time", ["-f", "peak-rss-kb %M", Support.pushmedia] + arguments, in: folder, environment: environment)
+        let run = try await Support.run(
+            "/usr/bin/time", ["-f", "peak-rss-kb %M", Support.pushmedia] + arguments, in: folder, environment: environment)
         let line = try #require(run.error.split(separator: "\n").last { $0.hasPrefix("peak-rss-kb ") })
         return (try #require(Int(line.dropFirst("peak-rss-kb ".count))), run)
     }
@@ -54,9 +56,13 @@ extension VerifyCommandTests {
     @Test("2,000 URLs verify in the memory 200 take: peak RSS does not grow with the manifest")
     func boundedMemory() async throws {
         let ca = try await TestCA.shared.value
-        let cdn = try await TestCDN.start(ca: ca, origin: { name in
-            TestCDN.Object(bytes: Self.bytes((name as NSString).lastPathComponent), contentType: "image/jpeg", cacheControl: "public, max-age=31536000, immutable")
-        })
+        let cdn = try await TestCDN.start(
+            ca: ca,
+            origin: { name in
+                TestCDN.Object(
+                    bytes: Self.bytes((name as NSString).lastPathComponent), contentType: "image/jpeg",
+                    cacheControl: "public, max-age=31536000, immutable")
+            })
         defer { cdn.stop() }
         let folder = try Support.temporaryFolder("catalogue")
         var peaks: [Int] = []
@@ -84,11 +90,14 @@ extension VerifyCommandTests {
     @Test("process --out s3://… to the test S3 server, served through the test CDN in front of the bucket, verifies clean")
     func bucketBehindCDN() async throws {
         guard let endpoint = ProcessInfo.processInfo.environment["PUSHMEDIA_TEST_S3_ENDPOINT"], !endpoint.isEmpty else {
-            try #require(ProcessInfo.processInfo.environment["CI"] != "true", "PUSHMEDIA_TEST_S3_ENDPOINT is not set: scripts/test starts moto's server")
+            try #require(
+                ProcessInfo.processInfo.environment["CI"] != "true", "PUSHMEDIA_TEST_S3_ENDPOINT is not set: scripts/test starts moto's server")
             return
         }
         var environment = ProcessInfo.processInfo.environment
-        for (name, value) in ["AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL_S3": endpoint] {
+        for (name, value) in [
+            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL_S3": endpoint,
+        ] {
             environment[name] = value
         }
         let client = S3Client(configuration: try S3Configuration.fromEnvironment(environment))
@@ -100,24 +109,31 @@ extension VerifyCommandTests {
         // The CDN's origin is the bucket: each GET becomes a HEAD (type, caching) and a GET of
         // the object under the prefix.
         let ca = try await TestCA.shared.value
-        let cdn = try await TestCDN.start(ca: ca, origin: { key in
-            guard let head = try await client.head(bucket: bucket, key: "spring/\(key)") else { return nil }
-            let data = try await client.get(bucket: bucket, key: "spring/\(key)")
-            return TestCDN.Object(bytes: Array(data), contentType: head.contentType ?? "binary/octet-stream", cacheControl: head.cacheControl)
-        })
+        let cdn = try await TestCDN.start(
+            ca: ca,
+            origin: { key in
+                guard let head = try await client.head(bucket: bucket, key: "spring/\(key)") else { return nil }
+                let data = try await client.get(bucket: bucket, key: "spring/\(key)")
+                return TestCDN.Object(bytes: Array(data), contentType: head.contentType ?? "binary/octet-stream", cacheControl: head.cacheControl)
+            })
         defer { cdn.stop() }
         let folder = try Support.temporaryFolder("s3")
         // The manifest as the bucket has it, its URLs moved onto the test CDN.
         let stored = folder.appendingPathComponent("stored.ndjson")
         try await client.get(bucket: bucket, key: "spring/manifest.ndjson").write(to: stored)
         var items: [Item] = []
-        try Manifest.forEachLine(ofNDJSON: stored) { items.append($0); return true }
+        try Manifest.forEachLine(ofNDJSON: stored) {
+            items.append($0)
+            return true
+        }
         #expect(items.count == 5 && items.allSatisfy { $0.status == .ok })
         let manifest = try ProcessedCampaign.rehost(items, base: cdn.base, moved: [:], into: folder.appendingPathComponent("manifest.ndjson"))
         let run = try await Support.pushmedia(["verify", "--manifest", manifest.path, "--ca-file", ca.caFile.path], in: folder)
         #expect(run.status == 0, "\(run.output)\(run.error)")
         let published = items.reduce(0) { $0 + $1.attachments.count }
         #expect(run.lines.last?.hasPrefix("\(published) URLs of 5 items: \(published) deliverable, 0 not; 0 with warnings") == true, "\(run.output)")
-        #expect(campaign.output.contains("verify:   copy s3://\(bucket)/spring/manifest.ndjson here, then: pushmedia verify --manifest manifest.ndjson"), "\(campaign.output)")
+        #expect(
+            campaign.output.contains("verify:   copy s3://\(bucket)/spring/manifest.ndjson here, then: pushmedia verify --manifest manifest.ndjson"),
+            "\(campaign.output)")
     }
 }

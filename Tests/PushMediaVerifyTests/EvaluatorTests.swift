@@ -30,7 +30,9 @@ struct Cases {
         let sha = String((0..<64).map { _ in "0123456789abcdef".randomElement(using: &rng)! })
         var rules: [DownloadRule] = []
         if Bool.random(using: &rng) || type.mime.hasPrefix("image") == false { rules.append(.iOS(seconds: Double.random(in: 0.5...30, using: &rng))) }
-        if type.mime.hasPrefix("image"), rules.isEmpty || Bool.random(using: &rng) { rules.append(.fcmImage(seconds: Double.random(in: 0.5...10, using: &rng))) }
+        if type.mime.hasPrefix("image"), rules.isEmpty || Bool.random(using: &rng) {
+            rules.append(.fcmImage(seconds: Double.random(in: 0.5...10, using: &rng)))
+        }
         return PublishedURL(
             source: "a/b-\(bytes).src", role: type.mime.hasPrefix("image") ? .expanded : .media,
             url: "https://cdn.example.com/c/\(sha.prefix(8))-x.\(type.ext)",
@@ -60,8 +62,10 @@ struct EvaluatorTests {
     }
 
     /// A JPEG of `bytes` bytes at `url`, for `rules`.
-    static func jpeg(_ role: ModelAttachment.Role = .thumbnail, url: String = "https://cdn.example.com/x-thumb.jpg", bytes: Int = 1000,
-                     rules: [DownloadRule] = [.iOS(seconds: 20)]) -> PublishedURL {
+    static func jpeg(
+        _ role: ModelAttachment.Role = .thumbnail, url: String = "https://cdn.example.com/x-thumb.jpg", bytes: Int = 1000,
+        rules: [DownloadRule] = [.iOS(seconds: 20)]
+    ) -> PublishedURL {
         PublishedURL(
             source: "a.jpg", role: role, url: url,
             expected: ExpectedFile(bytes: bytes, sha256: String(repeating: "a", count: 64), mimeType: "image/jpeg", fileExtension: "jpg"),
@@ -87,22 +91,100 @@ struct EvaluatorTests {
     static let mutations: [(name: String, code: ProblemCode, change: @Sendable (PublishedURL, inout Observation) -> Void)] = [
         ("wrong type", .wrongContentType, { _, o in o.contentType = "application/octet-stream" }),
         ("no type", .wrongContentType, { _, o in o.contentType = nil }),
-        ("404", .notFound, { _, o in o.status = 404; o.bodyEnd = .notRead; o.bytes = 0; o.sha256 = nil }),
-        ("410", .notFound, { _, o in o.status = 410; o.bodyEnd = .notRead }),
-        ("403", .forbidden, { _, o in o.status = 403; o.bodyEnd = .notRead }),
-        ("401", .forbidden, { _, o in o.status = 401; o.bodyEnd = .notRead }),
-        ("503", .serverError, { _, o in o.status = 503; o.bodyEnd = .notRead }),
-        ("206", .unexpectedStatus, { _, o in o.status = 206; o.bodyEnd = .notRead }),
-        ("shorter object", .truncated, { t, o in
-            let short = max(0, t.expected.bytes - 1204)
-            o.contentLength = short; o.bytes = short; o.sha256 = "0"
-        }),
-        ("cut off", .truncated, { t, o in o.bytes = t.expected.bytes / 2; o.sha256 = nil; o.bodyEnd = .closedEarly("closed by the server") }),
-        ("longer object", .extraBytes, { t, o in o.contentLength = t.expected.bytes + 312; o.bytes = t.expected.bytes + 1; o.sha256 = nil; o.bodyEnd = .pastExpected }),
-        ("endless", .bodyOverrun, { t, o in o.contentLength = nil; o.bytes = t.expected.bytes + 1; o.sha256 = nil; o.bodyEnd = .pastExpected }),
+        (
+            "404", .notFound,
+            { _, o in
+                o.status = 404
+                o.bodyEnd = .notRead
+                o.bytes = 0
+                o.sha256 = nil
+            }
+        ),
+        (
+            "410", .notFound,
+            { _, o in
+                o.status = 410
+                o.bodyEnd = .notRead
+            }
+        ),
+        (
+            "403", .forbidden,
+            { _, o in
+                o.status = 403
+                o.bodyEnd = .notRead
+            }
+        ),
+        (
+            "401", .forbidden,
+            { _, o in
+                o.status = 401
+                o.bodyEnd = .notRead
+            }
+        ),
+        (
+            "503", .serverError,
+            { _, o in
+                o.status = 503
+                o.bodyEnd = .notRead
+            }
+        ),
+        (
+            "206", .unexpectedStatus,
+            { _, o in
+                o.status = 206
+                o.bodyEnd = .notRead
+            }
+        ),
+        (
+            "shorter object", .truncated,
+            { t, o in
+                let short = max(0, t.expected.bytes - 1204)
+                o.contentLength = short
+                o.bytes = short
+                o.sha256 = "0"
+            }
+        ),
+        (
+            "cut off", .truncated,
+            { t, o in
+                o.bytes = t.expected.bytes / 2
+                o.sha256 = nil
+                o.bodyEnd = .closedEarly("closed by the server")
+            }
+        ),
+        (
+            "longer object", .extraBytes,
+            { t, o in
+                o.contentLength = t.expected.bytes + 312
+                o.bytes = t.expected.bytes + 1
+                o.sha256 = nil
+                o.bodyEnd = .pastExpected
+            }
+        ),
+        (
+            "endless", .bodyOverrun,
+            { t, o in
+                o.contentLength = nil
+                o.bytes = t.expected.bytes + 1
+                o.sha256 = nil
+                o.bodyEnd = .pastExpected
+            }
+        ),
         ("other bytes", .wrongBytes, { _, o in o.sha256 = String(repeating: "f", count: 64) }),
-        ("to http", .insecureRedirect, { t, o in o.failure = .redirect(.toHTTP(t.url.replacingOccurrences(of: "https:", with: "http:"))); o.status = 301 }),
-        ("loop", .redirectLoop, { t, o in o.failure = .redirect(.loop(t.url)); o.requested += ["https://cdn.example.com/b"] }),
+        (
+            "to http", .insecureRedirect,
+            { t, o in
+                o.failure = .redirect(.toHTTP(t.url.replacingOccurrences(of: "https:", with: "http:")))
+                o.status = 301
+            }
+        ),
+        (
+            "loop", .redirectLoop,
+            { t, o in
+                o.failure = .redirect(.loop(t.url))
+                o.requested += ["https://cdn.example.com/b"]
+            }
+        ),
         ("too many", .tooManyRedirects, { _, o in o.failure = .redirect(.tooMany(limit: 16)) }),
         ("elsewhere", .redirectOffHost, { _, o in o.failure = .redirect(.offHost("origin.example.net:443")) }),
         ("no location", .brokenRedirect, { _, o in o.failure = .redirect(.broken(status: 302, location: nil)) }),
@@ -110,7 +192,13 @@ struct EvaluatorTests {
         ("untrusted", .certificateUntrusted, { _, o in o.failure = .certificateUntrusted("CERTIFICATE_VERIFY_FAILED") }),
         ("tls", .tlsFailed, { _, o in o.failure = .tls("handshake failed") }),
         ("refused", .connectionFailed, { _, o in o.failure = .connection("connection refused") }),
-        ("silent", .noResponse, { _, o in o.failure = .noResponse; o.seconds = o.deadline }),
+        (
+            "silent", .noResponse,
+            { _, o in
+                o.failure = .noResponse
+                o.seconds = o.deadline
+            }
+        ),
         ("http", .notHTTPS, { _, o in o.failure = .notHTTPS }),
     ]
 
@@ -141,8 +229,12 @@ struct EvaluatorTests {
             let target = cases.target()
             var o = cases.clean(target)
             if Bool.random(using: &rng) { o.status = [200, 200, 200, 404, 403, 500, 206, 304].randomElement(using: &rng) }
-            if Int.random(in: 0..<4, using: &rng) == 0 { o.contentType = ["image/jpeg", "video/mp4", "text/html", "image/jpg", nil].randomElement(using: &rng)! }
-            if Int.random(in: 0..<4, using: &rng) == 0 { o.contentLength = [nil, target.expected.bytes - 1, target.expected.bytes + 1, 2_000_000].randomElement(using: &rng)! }
+            if Int.random(in: 0..<4, using: &rng) == 0 {
+                o.contentType = ["image/jpeg", "video/mp4", "text/html", "image/jpg", nil].randomElement(using: &rng)!
+            }
+            if Int.random(in: 0..<4, using: &rng) == 0 {
+                o.contentLength = [nil, target.expected.bytes - 1, target.expected.bytes + 1, 2_000_000].randomElement(using: &rng)!
+            }
             if Int.random(in: 0..<4, using: &rng) == 0 {
                 o.bodyEnd = [.complete, .pastExpected, .deadline, .closedEarly("reset")].randomElement(using: &rng)!
                 o.bytes = [0, target.expected.bytes - 1, target.expected.bytes, target.expected.bytes + 1].randomElement(using: &rng)!
@@ -165,7 +257,8 @@ struct EvaluatorTests {
 
     @Test("late files: each downloader's cut-off, and a fetch that gave up")
     func lateness() {
-        let target = Self.jpeg(.expanded, url: "https://cdn.example.com/x-expanded.jpg", bytes: 1000, rules: [.iOS(seconds: 20), .fcmImage(seconds: 5)])
+        let target = Self.jpeg(
+            .expanded, url: "https://cdn.example.com/x-expanded.jpg", bytes: 1000, rules: [.iOS(seconds: 20), .fcmImage(seconds: 5)])
         var o = Cases.clean(target)
         o.seconds = 7.5
         #expect(Evaluator.evaluate(target, o).problems.map(\.code) == [.slowForFCM])
@@ -194,7 +287,8 @@ struct EvaluatorTests {
         #expect(Evaluator.evaluate(target, o).problems.map(\.code) == [.extraBytes, .overFCMLimit])
         let big = PublishedURL(
             source: "b.jpg", role: .expanded, url: target.url,
-            expected: ExpectedFile(bytes: 1_100_000, sha256: target.expected.sha256, mimeType: "image/jpeg", fileExtension: "jpg"), rules: [.fcmImage(seconds: 5)])
+            expected: ExpectedFile(bytes: 1_100_000, sha256: target.expected.sha256, mimeType: "image/jpeg", fileExtension: "jpg"),
+            rules: [.fcmImage(seconds: 5)])
         var whole = Cases.clean(big)
         whole.seconds = 0.1
         #expect(Evaluator.evaluate(big, whole).problems.map(\.code) == [.overFCMLimit])
@@ -234,7 +328,11 @@ struct EvaluatorTests {
 
     @Test("warnings: caching, tokens and query strings, redirects, compression; none makes a URL not ok")
     func warnings() {
-        let target = Self.jpeg(.thumbnail, url: "https://bucket.s3.amazonaws.com/x-thumb.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261201T120000Z&X-Amz-Expires=3600&X-Amz-Signature=ab", bytes: 10, rules: [.iOS(seconds: 20)])
+        let target = Self.jpeg(
+            .thumbnail,
+            url:
+                "https://bucket.s3.amazonaws.com/x-thumb.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261201T120000Z&X-Amz-Expires=3600&X-Amz-Signature=ab",
+            bytes: 10, rules: [.iOS(seconds: 20)])
         var o = Cases.clean(target)
         o.cacheControl = nil
         o.contentEncoding = "gzip"

@@ -30,9 +30,12 @@ struct ProcessedCampaign: Sendable {
         let input = folder.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         let ffmpeg = ["ffmpeg", "-hide_banner", "-v", "error", "-y", "-f", "lavfi"]
-        try await Support.tool(ffmpeg + ["-i", "testsrc2=s=320x240:r=1", "-frames:v", "\(jpegs.count)", "-q:v", "4", input.appendingPathComponent("f%02d.jpg").path], in: folder)
+        try await Support.tool(
+            ffmpeg + ["-i", "testsrc2=s=320x240:r=1", "-frames:v", "\(jpegs.count)", "-q:v", "4", input.appendingPathComponent("f%02d.jpg").path],
+            in: folder)
         for (index, name) in jpegs.enumerated() {
-            try FileManager.default.moveItem(at: input.appendingPathComponent(String(format: "f%02d.jpg", index + 1)), to: input.appendingPathComponent(name))
+            try FileManager.default.moveItem(
+                at: input.appendingPathComponent(String(format: "f%02d.jpg", index + 1)), to: input.appendingPathComponent(name))
         }
         for (index, name) in others.enumerated() {
             let target = input.appendingPathComponent(name).path
@@ -41,19 +44,27 @@ struct ProcessedCampaign: Sendable {
             } else {
                 let pattern = index % 2 == 0 ? "testsrc2" : "testsrc"
                 try await Support.tool(
-                    ffmpeg + ["-i", "\(pattern)=s=64x64:r=10", "-t", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart", target],
+                    ffmpeg + [
+                        "-i", "\(pattern)=s=64x64:r=10", "-t", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart", target,
+                    ],
                     in: folder)
             }
         }
         let out = folder.appendingPathComponent("out")
         let state = destination == nil ? [] : ["--state", folder.appendingPathComponent("state").path]
         let run = try await Support.pushmedia(
-            ["process", input.path, "--out", destination ?? out.path, "--base-url", String(placeholder.dropLast()), "--crop", "centre", "--jobs", "2"]
+            [
+                "process", input.path, "--out", destination ?? out.path, "--base-url", String(placeholder.dropLast()), "--crop", "centre", "--jobs",
+                "2",
+            ]
                 + state, in: folder, environment: environment)
         guard run.status == 0 else { throw SupportError("process: \(run.status)\n\(run.output)\n\(run.error)") }
         var items: [Item] = []
         if FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.ndjson").path) {
-            try Manifest.forEachLine(ofNDJSON: out.appendingPathComponent("manifest.ndjson")) { items.append($0); return true }
+            try Manifest.forEachLine(ofNDJSON: out.appendingPathComponent("manifest.ndjson")) {
+                items.append($0)
+                return true
+            }
         }
         return ProcessedCampaign(out: out, output: run.output, items: items)
     }

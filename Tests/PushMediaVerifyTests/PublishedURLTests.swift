@@ -26,7 +26,9 @@ enum Items {
             attachment(.thumbnail, .jpeg, bytes: 9_000, url: base), attachment(.expanded, .jpeg, bytes: 40_000, url: base),
             attachment(.media, .mp4, bytes: 900_000, url: base),
         ]
-        return Item(source: source, kind: .video, status: .ok, attachments: attachments, delivery: NotificationDelivery(attachments: attachments, target: .init()))
+        return Item(
+            source: source, kind: .video, status: .ok, attachments: attachments,
+            delivery: NotificationDelivery(attachments: attachments, target: .init()))
     }
 
     static func failed(_ source: String) -> Item {
@@ -61,7 +63,8 @@ struct PublishedURLTests {
 
     @Test("--base-url overrides the manifest's URLs; without either, verify cannot run")
     func baseURL() throws {
-        let urls = try PublishedURL.urls(of: Items.image("a.jpg", base: nil), builder: PayloadBuilder(baseURL: "https://staging.example.com/x"), limits: limits)
+        let urls = try PublishedURL.urls(
+            of: Items.image("a.jpg", base: nil), builder: PayloadBuilder(baseURL: "https://staging.example.com/x"), limits: limits)
         #expect(urls.map(\.url) == ["https://staging.example.com/x/ab/abcdef-thumbnail.jpg", "https://staging.example.com/x/ab/abcdef-expanded.jpg"])
         #expect(throws: PublishedURLError.noURL(source: "a.jpg", role: .thumbnail)) {
             try PublishedURL.urls(of: Items.image("a.jpg", base: nil), builder: PayloadBuilder(), limits: limits)

@@ -14,7 +14,9 @@ struct RedirectChainTests {
         var chain = chain()
         #expect(chain.next(status: 200, location: nil) == .final)
         #expect(chain.next(status: 302, location: "/moved/a-thumb.jpg") == .follow(URL(string: "https://cdn.example.com/moved/a-thumb.jpg")!))
-        #expect(chain.next(status: 301, location: "https://origin.example.com:8443/a-thumb.jpg") == .follow(URL(string: "https://origin.example.com:8443/a-thumb.jpg")!))
+        #expect(
+            chain.next(status: 301, location: "https://origin.example.com:8443/a-thumb.jpg")
+                == .follow(URL(string: "https://origin.example.com:8443/a-thumb.jpg")!))
         #expect(chain.redirects == 2 && chain.current.absoluteString == "https://origin.example.com:8443/a-thumb.jpg")
         // 300 and 304 are not redirects a download follows: they are final answers.
         #expect(chain.next(status: 304, location: "/x") == .final)
@@ -25,7 +27,9 @@ struct RedirectChainTests {
         #expect(toHTTP.next(status: 301, location: "http://cdn.example.com/c/a-thumb.jpg") == .stop(.toHTTP("http://cdn.example.com/c/a-thumb.jpg")))
         var loop = chain()
         #expect(loop.next(status: 302, location: "/b") == .follow(URL(string: "https://cdn.example.com/b")!))
-        #expect(loop.next(status: 302, location: "https://CDN.example.com:443/c/a-thumb.jpg#x") == .stop(.loop("https://CDN.example.com:443/c/a-thumb.jpg#x")))
+        #expect(
+            loop.next(status: 302, location: "https://CDN.example.com:443/c/a-thumb.jpg#x")
+                == .stop(.loop("https://CDN.example.com:443/c/a-thumb.jpg#x")))
         var elsewhere = chain()
         #expect(elsewhere.next(status: 307, location: "https://169.254.169.254/latest/meta-data/") == .stop(.offHost("169.254.169.254:443")))
         var otherPort = chain()

@@ -106,12 +106,15 @@ struct TestCA: Sendable {
                 "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=PushMedia verify test CA",
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
             ], in: folder)
-        try await Support.tool(["openssl", "req"] + curve + ["-keyout", "localhost.key", "-out", "localhost.csr", "-subj", "/CN=localhost"], in: folder)
+        try await Support.tool(
+            ["openssl", "req"] + curve + ["-keyout", "localhost.key", "-out", "localhost.csr", "-subj", "/CN=localhost"], in: folder)
         try Data("subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n".utf8)
             .write(to: folder.appendingPathComponent("leaf.ext"))
         try await Support.tool(
-            ["openssl", "x509", "-req", "-in", "localhost.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
-             "-extfile", "leaf.ext", "-out", "localhost.pem"], in: folder)
+            [
+                "openssl", "x509", "-req", "-in", "localhost.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+                "-extfile", "leaf.ext", "-out", "localhost.pem",
+            ], in: folder)
         return ca
     }
 

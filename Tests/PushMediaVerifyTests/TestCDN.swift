@@ -224,16 +224,24 @@ final class TestCDN: Sendable {
             return .next
         }
 
-        private func head(_ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, _ status: HTTPResponseStatus, _ headers: [String: String], length: Int?)
+        private func head(
+            _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, _ status: HTTPResponseStatus, _ headers: [String: String], length: Int?
+        )
             async throws
         {
             var head = HTTPResponseHead(version: .http1_1, status: status)
             for (name, value) in headers { head.headers.add(name: name, value: value) }
-            if let length { head.headers.add(name: "Content-Length", value: String(length)) } else { head.headers.add(name: "Transfer-Encoding", value: "chunked") }
+            if let length {
+                head.headers.add(name: "Content-Length", value: String(length))
+            } else {
+                head.headers.add(name: "Transfer-Encoding", value: "chunked")
+            }
             try await out.write(.head(head))
         }
 
-        private func send(_ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, _ status: HTTPResponseStatus, _ headers: [String: String], _ body: [UInt8])
+        private func send(
+            _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, _ status: HTTPResponseStatus, _ headers: [String: String], _ body: [UInt8]
+        )
             async throws
         {
             try await head(out, status, headers, length: body.count)

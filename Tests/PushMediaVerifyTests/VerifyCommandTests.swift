@@ -110,7 +110,9 @@ struct VerifyCommandTests {
         for request in cdn.received {
             let agent = request.headers.first(name: "user-agent") ?? ""
             if androidOnly.contains((request.uri as NSString).lastPathComponent) {
-                #expect(agent.hasPrefix("Dalvik/2.1.0 (Linux; U; Android") && request.headers.first(name: "accept-encoding") == "gzip", "\(request.uri): \(agent)")
+                #expect(
+                    agent.hasPrefix("Dalvik/2.1.0 (Linux; U; Android") && request.headers.first(name: "accept-encoding") == "gzip",
+                    "\(request.uri): \(agent)")
             } else {
                 #expect(agent.contains(" CFNetwork/") && request.headers.first(name: "accept") == "*/*", "\(request.uri): \(agent)")
             }
@@ -134,7 +136,9 @@ struct VerifyCommandTests {
         let run = try await Support.pushmedia(["verify", "--manifest", manifest.path, "--ca-file", ca.caFile.path], in: folder)
         #expect(run.status == 0, "\(run.output)\(run.error)")
         let published = campaign.items.reduce(0) { $0 + $1.attachments.count }
-        #expect(run.lines.last?.hasPrefix("\(published) URLs of \(campaign.items.count) items: \(published) deliverable, 0 not; 0 with warnings") == true, "\(run.output)")
+        #expect(
+            run.lines.last?.hasPrefix("\(published) URLs of \(campaign.items.count) items: \(published) deliverable, 0 not; 0 with warnings") == true,
+            "\(run.output)")
         #expect(run.lines.filter { $0.hasPrefix("ok   ") }.count == published)
         #expect(!run.output.contains("FAIL"))
     }
@@ -156,7 +160,9 @@ struct VerifyCommandTests {
         let lines = run.lines
         #expect(lines.count >= 3)
         #expect(lines[0].hasPrefix("FAIL missing.jpg expanded: not_found: HTTP 404"), "\(run.output)")
-        #expect(lines[1].hasPrefix("FAIL type.jpg thumbnail: wrong_content_type: serve image/jpeg (the server sent text/html) <https://localhost:"), "\(run.output)")
+        #expect(
+            lines[1].hasPrefix("FAIL type.jpg thumbnail: wrong_content_type: serve image/jpeg (the server sent text/html) <https://localhost:"),
+            "\(run.output)")
         #expect(lines[2].hasPrefix("ok   "))
         #expect(lines.last?.contains("deliverable, 2 not (not_found 1, wrong_content_type 1)") == true, "\(run.output)")
     }
@@ -178,7 +184,8 @@ struct VerifyCommandTests {
         #expect(badFlag.status == 2)
         let junk = folder.appendingPathComponent("junk.pem")
         try Data("not a certificate".utf8).write(to: junk)
-        let badCA = try await Support.pushmedia(["verify", "--manifest", campaign.out.appendingPathComponent("manifest.ndjson").path, "--ca-file", junk.path], in: folder)
+        let badCA = try await Support.pushmedia(
+            ["verify", "--manifest", campaign.out.appendingPathComponent("manifest.ndjson").path, "--ca-file", junk.path], in: folder)
         #expect(badCA.status == 2 && badCA.error.contains("--ca-file"), "\(badCA.error)")
         let notManifest = folder.appendingPathComponent("notes.ndjson")
         try Data("hello\n".utf8).write(to: notManifest)

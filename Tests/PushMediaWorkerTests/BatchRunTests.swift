@@ -37,7 +37,9 @@ struct BatchRunTests {
         // the preview and the queue's folder.
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
         let attached = Set(manifest.items.flatMap { $0.attachments.map(\.file) })
-        #expect(files == attached.union(["manifest.json", "manifest.ndjson", "preview.html", ".pushmedia"]), "stray files: \(files.subtracting(attached))")
+        #expect(
+            files == attached.union(["manifest.json", "manifest.ndjson", "preview.html", ".pushmedia"]), "stray files: \(files.subtracting(attached))"
+        )
         for attachment in manifest.items.flatMap(\.attachments) {
             let size = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(attachment.file).path)[.size] as? Int
             #expect(size == attachment.bytes, "\(attachment.file)")

@@ -49,7 +49,10 @@ struct CatalogueBatchTests {
         #expect(lines.valid, "\(lines.output)")
         let manifest = try first.readManifest()
         var fromLines: [Item] = []
-        try Manifest.forEachLine(ofNDJSON: ndjsonURL) { fromLines.append($0); return true }
+        try Manifest.forEachLine(ofNDJSON: ndjsonURL) {
+            fromLines.append($0)
+            return true
+        }
         #expect(fromLines == manifest.items)
         #expect(manifest.items.count == first.summary.total)
         let sources = manifest.items.map { Array($0.source.utf8) }
@@ -88,7 +91,9 @@ struct CatalogueBatchTests {
         #expect(cards.values.reduce(0, +) == Self.count && rows.values.reduce(0, +) == Self.broken.count)
 
         // A second run: all resumed, the same files and items.
-        let outputs = { try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { !$0.hasPrefix(".pushmedia") && !$0.hasPrefix("run-") }.sorted() }
+        let outputs = {
+            try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { !$0.hasPrefix(".pushmedia") && !$0.hasPrefix("run-") }.sorted()
+        }
         let files = try outputs()
         let events = EventLog()
         let second = try await batch.run { events.append($0) }

@@ -52,7 +52,9 @@ struct EnqueueTests {
         }
     }
 
-    @Test("enqueue of 2,345 files: one JSON array of every job, again: all already known; status counts them; a missing path is exit 2 with nothing enqueued")
+    @Test(
+        "enqueue of 2,345 files: one JSON array of every job, again: all already known; status counts them; a missing path is exit 2 with nothing enqueued"
+    )
     func command() async throws {
         let root = try Support.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: root) }

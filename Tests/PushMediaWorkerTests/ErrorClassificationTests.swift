@@ -21,15 +21,20 @@ struct ErrorClassificationTests {
         let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
         let enqueued = try await Support.run(
             Support.pushmedia,
-            ["enqueue", "--queue", queue, "--campaign", "c", "--root", root.path, "--max-attempts", "2", root.appendingPathComponent("gone.jpg").path]
+            [
+                "enqueue", "--queue", queue, "--campaign", "c", "--root", root.path, "--max-attempts", "2",
+                root.appendingPathComponent("gone.jpg").path,
+            ]
                 + sources, in: folder)
         #expect(enqueued.status == 0, "\(enqueued.error)")
         try FileManager.default.removeItem(at: gone)
         try FileManager.default.createSymbolicLink(atPath: gone.path, withDestinationPath: "/nonexistent/gone.jpg")
         let worker = try await Support.run(
             Support.pushmedia,
-            ["worker", "--queue", queue, "--out", folder.appendingPathComponent("out").path, "--root", root.path, "--campaign", "c", "--drain",
-             "--allow-private-sources"], in: folder)
+            [
+                "worker", "--queue", queue, "--out", folder.appendingPathComponent("out").path, "--root", root.path, "--campaign", "c", "--drain",
+                "--allow-private-sources",
+            ], in: folder)
         #expect(worker.status == 0, "\(worker.error)")
         let jobs = try await Support.jobs(queue, campaign: "c")
         #expect(jobs.count == 4)
@@ -47,12 +52,16 @@ struct ErrorClassificationTests {
 
     @Test("the table: input and settings failures are permanent, the rest transient")
     func table() {
-        for code: ErrorCode in [.emptyInput, .missingInput, .unsupportedType, .corruptInput, .overBudget, .inputTooLarge, .tooManyPixels,
-                                .tooManyFrames, .noMediaStream, .tooLong, .sourceUnavailable, .sourceForbidden, .invalidProfile] {
+        for code: ErrorCode in [
+            .emptyInput, .missingInput, .unsupportedType, .corruptInput, .overBudget, .inputTooLarge, .tooManyPixels,
+            .tooManyFrames, .noMediaStream, .tooLong, .sourceUnavailable, .sourceForbidden, .invalidProfile,
+        ] {
             #expect(!code.isTransient, "\(code)")
         }
-        for code: ErrorCode in [.unreadableInput, .encodeFailed, .timeout, .internalError, .downloadFailed, .storeFailed, .workerCrashed,
-                                .storageFailed] {
+        for code: ErrorCode in [
+            .unreadableInput, .encodeFailed, .timeout, .internalError, .downloadFailed, .storeFailed, .workerCrashed,
+            .storageFailed,
+        ] {
             #expect(code.isTransient, "\(code)")
         }
     }

@@ -35,8 +35,9 @@ struct ItemIsolationTests {
         #expect(manifest.items.map(\.source) == (1...5).map { String(format: "img%03d.jpg", $0) })
         let poison = try #require(manifest.item(source: "img003.jpg"))
         #expect(poison.status == .failed && poison.error?.code == .workerCrashed, "\(String(describing: poison.error))")
-        #expect(poison.error?.message.contains("SIGSEGV") == true && poison.error?.message.contains("3 attempts") == true,
-                "\(poison.error?.message ?? "")")
+        #expect(
+            poison.error?.message.contains("SIGSEGV") == true && poison.error?.message.contains("3 attempts") == true,
+            "\(poison.error?.message ?? "")")
         #expect(manifest.items.filter { $0.source != "img003.jpg" }.allSatisfy { $0.status == .ok && $0.attachments.count == 2 })
         // The others lost no attempt to it.
         let jobs = try await Support.jobs("sqlite:" + out.appendingPathComponent(".pushmedia/queue.sqlite").path, campaign: campaign(input))
@@ -69,8 +70,9 @@ struct ItemIsolationTests {
         #expect(manifest.items.count == 4 && manifest.items.allSatisfy { $0.status == .ok })
         let jobs = try await Support.jobs("sqlite:" + out.appendingPathComponent(".pushmedia/queue.sqlite").path, campaign: campaign(input))
         let killed = try #require(jobs.first { $0.source == "img002.jpg" })
-        #expect(killed.attempts == 2 && killed.errorHistory.contains { $0.code == "worker_crashed" && $0.message.contains("SIGKILL") },
-                "\(killed.errorHistory)")
+        #expect(
+            killed.attempts == 2 && killed.errorHistory.contains { $0.code == "worker_crashed" && $0.message.contains("SIGKILL") },
+            "\(killed.errorHistory)")
         #expect(jobs.filter { $0.source != "img002.jpg" }.allSatisfy { $0.attempts == 1 && $0.errorHistory.isEmpty })
     }
 
@@ -129,8 +131,9 @@ struct ItemIsolationTests {
         }
         let manifest = try await processWithHooks(input, out: out, in: folder, hooks: hooks, ["--item-memory-limit", "768"])
         let runaway = try #require(manifest.item(source: "img002.jpg"))
-        #expect(runaway.status == .failed && runaway.error?.code == .workerCrashed && runaway.error?.message.contains("SIGABRT") == true,
-                "\(String(describing: runaway.error))")
+        #expect(
+            runaway.status == .failed && runaway.error?.code == .workerCrashed && runaway.error?.message.contains("SIGABRT") == true,
+            "\(String(describing: runaway.error))")
         #expect(manifest.items.filter { $0.source != "img002.jpg" }.allSatisfy { $0.status == .ok })
     }
 
@@ -169,12 +172,14 @@ struct ItemIsolationTests {
         let manifest = try await processWithHooks(
             input, out: out, in: folder, hooks: [ItemHookVariable.spin: "img001.jpg"], ["--profile", profile.path])
         let spun = try #require(manifest.item(source: "img001.jpg"))
-        #expect(spun.status == .failed && spun.error?.code == .timeout && spun.error?.message.contains("hard deadline") == true,
-                "\(String(describing: spun.error))")
+        #expect(
+            spun.status == .failed && spun.error?.code == .timeout && spun.error?.message.contains("hard deadline") == true,
+            "\(String(describing: spun.error))")
         // The other item is not taken down with it. (Its own 1 s limit may pass on a busy
         // machine, a sanitized build too: then it failed timeout by its deadline check, not killed.)
         let other = try #require(manifest.item(source: "img002.jpg"))
-        #expect(other.status == .ok || (other.error?.code == .timeout && other.error?.message.contains("hard deadline") == false),
-                "\(String(describing: other.error))")
+        #expect(
+            other.status == .ok || (other.error?.code == .timeout && other.error?.message.contains("hard deadline") == false),
+            "\(String(describing: other.error))")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import PushMediaModel
-@testable import PushMediaWorker
 import Testing
+
+@testable import PushMediaWorker
 
 /// The pure parts of crash containment, without a child process: how a child's end becomes the
 /// item's error, the hard deadline a profile gives, and the frames on the pipe.

@@ -29,12 +29,16 @@ struct NonUTF8NameTests {
         Input(name: [0x61, 0x80, 0x2E, 0x6A, 0x70, 0x67], fixture: "photos/panorama.jpg", source: "a%80.jpg", encoding: .percent),
         Input(name: [0xFF, 0xFE, 0x2E, 0x6A, 0x70, 0x67], fixture: "photos/progressive.jpg", source: "%FF%FE.jpg", encoding: .percent),
         // A file in a folder named déjà in Latin-1.
-        Input(name: [0x64, 0xE9, 0x6A, 0xE0, 0x2F] + Array("photo.jpg".utf8), fixture: "photos/rotated-exif6.jpg", source: "d%E9j%E0/photo.jpg", encoding: .percent),
+        Input(
+            name: [0x64, 0xE9, 0x6A, 0xE0, 0x2F] + Array("photo.jpg".utf8), fixture: "photos/rotated-exif6.jpg", source: "d%E9j%E0/photo.jpg",
+            encoding: .percent),
         // Valid UTF-8 that begins with a combining mark (U+0301): unchanged, and inside the root
         // (a character-wise prefix test would take the mark and the `/` before it as one).
         Input(name: Array("\u{301}accent.png".utf8), fixture: "photos/gradient-16bit.png", source: "\u{301}accent.png", encoding: nil),
         // A movie (FFmpeg opens it): m\xF6vie 100%.mp4, with a % to escape.
-        Input(name: [0x6D, 0xF6, 0x76, 0x69, 0x65, 0x20, 0x31, 0x30, 0x30, 0x25, 0x2E, 0x6D, 0x70, 0x34], fixture: "video/black-start.mp4", source: "m%F6vie 100%25.mp4", encoding: .percent),
+        Input(
+            name: [0x6D, 0xF6, 0x76, 0x69, 0x65, 0x20, 0x31, 0x30, 0x30, 0x25, 0x2E, 0x6D, 0x70, 0x34], fixture: "video/black-start.mp4",
+            source: "m%F6vie 100%25.mp4", encoding: .percent),
     ]
 
     /// The input folder, made with raw names (Foundation's String paths cannot express them).

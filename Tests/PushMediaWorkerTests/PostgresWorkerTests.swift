@@ -10,9 +10,10 @@ import Testing
 struct PostgresWorkerTests {
     /// The job ids named by log lines.
     func jobIDs(_ lines: [Substring]) -> Set<JobID> {
-        Set(lines.compactMap { line in
-            line.split(separator: " ").first { $0.hasPrefix("job_id=") }.flatMap { JobID($0.dropFirst("job_id=".count)) }
-        })
+        Set(
+            lines.compactMap { line in
+                line.split(separator: " ").first { $0.hasPrefix("job_id=") }.flatMap { JobID($0.dropFirst("job_id=".count)) }
+            })
     }
 
     /// Lines of a worker's log that record a finished job.
@@ -48,7 +49,9 @@ struct PostgresWorkerTests {
         #expect(statusA == 0 && statusB == 0, "\(a.error)\n\(b.error)")
 
         let done = try await Support.jobs(url, campaign: "shared")
-        #expect(done.count == 20 && done.allSatisfy { $0.state == .succeeded && $0.attempts == 1 }, "\(done.map { "\($0.source) \($0.state) \($0.attempts)" })")
+        #expect(
+            done.count == 20 && done.allSatisfy { $0.state == .succeeded && $0.attempts == 1 },
+            "\(done.map { "\($0.source) \($0.state) \($0.attempts)" })")
         let (byA, byB) = (outcomes(a.error).count, outcomes(b.error).count)
         #expect(byA + byB == 20, "a did \(byA), b did \(byB)")
         #expect(byA > 0 && byB > 0, "one worker did everything: a \(byA), b \(byB)")
@@ -73,8 +76,10 @@ struct PostgresWorkerTests {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(10, in: folder)
         let out = folder.appendingPathComponent("out")
-        #expect(try await Support.run(
-            Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "kill", "--root", input.path, input.path], in: folder).status == 0)
+        #expect(
+            try await Support.run(
+                Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "kill", "--root", input.path, input.path], in: folder
+            ).status == 0)
         let base = ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--log-level", "info"]
         // Killed while it holds img004.jpg at the gate, once the three jobs before it are stored as
         // done: some done, one in its hands, the rest queued, however fast the machine.
@@ -101,12 +106,14 @@ struct PostgresWorkerTests {
         let done = try await Support.jobs(url, campaign: "kill")
         #expect(done.count == 10 && done.allSatisfy { $0.state == .succeeded }, "\(done.map { "\($0.source) \($0.state)" })")
         let doneBySecond = jobIDs(outcomes(second.error))
-        #expect(doneByFirst.isDisjoint(with: doneBySecond) && doneByFirst.union(doneBySecond) == Set(done.map(\.id)),
-                "first \(doneByFirst.sorted()), second \(doneBySecond.sorted())")
+        #expect(
+            doneByFirst.isDisjoint(with: doneBySecond) && doneByFirst.union(doneBySecond) == Set(done.map(\.id)),
+            "first \(doneByFirst.sorted()), second \(doneBySecond.sorted())")
         // The held job was rescued from the killed worker's expired lease and done by the second.
         let rescued = done.filter { $0.attempts == 2 }
-        #expect(rescued.map(\.source) == ["img004.jpg"] && rescued.allSatisfy { job in job.errorHistory.contains { $0.kind == .rescue } },
-                "\(done.map { "\($0.source) \($0.attempts)" })")
+        #expect(
+            rescued.map(\.source) == ["img004.jpg"] && rescued.allSatisfy { job in job.errorHistory.contains { $0.kind == .rescue } },
+            "\(done.map { "\($0.source) \($0.attempts)" })")
     }
 
     @Test("a file that crashes its item process every time: two workers finish the campaign, the job is dead-lettered worker_crashed")
@@ -115,9 +122,11 @@ struct PostgresWorkerTests {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(6, size: "320x240", in: folder)
         let out = folder.appendingPathComponent("out")
-        #expect(try await Support.run(
-            Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "poison", "--root", input.path, "--max-attempts", "2", input.path],
-            in: folder).status == 0)
+        #expect(
+            try await Support.run(
+                Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "poison", "--root", input.path, "--max-attempts", "2", input.path],
+                in: folder
+            ).status == 0)
         var environment = ProcessInfo.processInfo.environment
         environment[ItemHookVariable.crash] = "img004.jpg"
         let arguments = ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "2", "--drain"]
@@ -127,8 +136,9 @@ struct PostgresWorkerTests {
         #expect(statusA == 0 && statusB == 0, "\(a.error)\n\(b.error)")
         let jobs = try await Support.jobs(url, campaign: "poison")
         let poison = try #require(jobs.first { $0.source == "img004.jpg" })
-        #expect(poison.state == .dead && poison.attempts == poison.maxAttempts && poison.lastError?.code == "worker_crashed",
-                "\(poison.state) \(poison.attempts) \(String(describing: poison.lastError))")
+        #expect(
+            poison.state == .dead && poison.attempts == poison.maxAttempts && poison.lastError?.code == "worker_crashed",
+            "\(poison.state) \(poison.attempts) \(String(describing: poison.lastError))")
         #expect(jobs.filter { $0.source != "img004.jpg" }.allSatisfy { $0.state == .succeeded && $0.attempts == 1 })
         let manifestFile = folder.appendingPathComponent("manifest.json")
         let assembled = try await Support.run(
@@ -152,13 +162,16 @@ struct PostgresWorkerTests {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(16, in: folder)
         let out = folder.appendingPathComponent("out")
-        #expect(try await Support.run(
-            Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "restart", "--root", input.path, input.path], in: folder).status == 0)
+        #expect(
+            try await Support.run(
+                Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "restart", "--root", input.path, input.path], in: folder
+            ).status == 0)
         // The server restarts while the worker holds img004.jpg at the gate, after three jobs: the
         // restart falls mid-run, with a job in the worker's hands, however fast the machine.
         let gate = try ItemGate(in: folder, holding: ["img004.jpg"])
         let worker = try BackgroundProcess(
-            Support.pushmediaTesting, ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--log-level", "info"],
+            Support.pushmediaTesting,
+            ["worker", "--queue", url, "--out", out.path, "--root", input.path, "--concurrency", "1", "--log-level", "info"],
             in: folder, name: "worker", environment: gate.environment)
         let progressed = await worker.wait(seconds: 300) { outcomes(worker.error).count >= 3 && gate.isHeld("img004.jpg") }
         #expect(progressed, "\(worker.error)")
@@ -178,7 +191,9 @@ struct PostgresWorkerTests {
         worker.signal(SIGTERM)
         let status = await worker.exitStatus(within: 60)
         #expect(status == 0, "\(worker.error)")
-        #expect(finished.count == 16 && finished.allSatisfy { $0.state == .succeeded }, "\(finished.map { "\($0.source) \($0.state) \($0.lastError?.description ?? "")" })")
+        #expect(
+            finished.count == 16 && finished.allSatisfy { $0.state == .succeeded },
+            "\(finished.map { "\($0.source) \($0.state) \($0.lastError?.description ?? "")" })")
     }
 }
 
@@ -190,8 +205,11 @@ struct WorkerEndpointTests {
         let folder = try Support.temporaryFolder()
         let port = 20000 + Int.random(in: 0..<20000)
         let server = try BackgroundProcess(
-            "/usr/bin/env", ["python3", "-u", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory",
-                             Support.packageRoot.appendingPathComponent("Fixtures/photos").path],
+            "/usr/bin/env",
+            [
+                "python3", "-u", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory",
+                Support.packageRoot.appendingPathComponent("Fixtures/photos").path,
+            ],
             in: folder, name: "http")
         defer { server.stop() }
         // It prints its banner once it listens.
@@ -225,20 +243,25 @@ struct WorkerEndpointTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = try await Support.images(2, size: "320x240", in: folder)
         let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
-        #expect(try await Support.run(
-            Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", "d", "--root", input.path, input.path], in: folder).status == 0)
+        #expect(
+            try await Support.run(
+                Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", "d", "--root", input.path, input.path], in: folder
+            ).status == 0)
         let gate = try ItemGate(in: folder, holding: ["img001.jpg"])
         let port = 20000 + Int.random(in: 0..<20000)
         let worker = try BackgroundProcess(
             Support.pushmediaTesting,
-            ["worker", "--queue", queue, "--out", folder.appendingPathComponent("out").path, "--root", input.path, "--drain",
-             "--concurrency", "2", "--metrics-port", "\(port)"],
+            [
+                "worker", "--queue", queue, "--out", folder.appendingPathComponent("out").path, "--root", input.path, "--drain",
+                "--concurrency", "2", "--metrics-port", "\(port)",
+            ],
             in: folder, name: "worker", environment: gate.environment)
         // Mid-drain (one item held at the gate, the other finished): the metrics are served.
         var body = ""
         let served = await worker.wait(seconds: 120) {
             guard gate.isHeld("img001.jpg") else { return false }
-            body = (try? await Support.run("/usr/bin/env", ["curl", "-sf", "http://127.0.0.1:\(port)/metrics"], in: folder, timeout: 10))?.output ?? ""
+            body =
+                (try? await Support.run("/usr/bin/env", ["curl", "-sf", "http://127.0.0.1:\(port)/metrics"], in: folder, timeout: 10))?.output ?? ""
             return body.contains("pushmedia_queue_jobs_total{state=\"succeeded\"} 1")
                 && body.contains("pushmedia_queue_claim_duration_bucket{le=\"0.00025\"}")
         }
@@ -254,8 +277,10 @@ struct WorkerEndpointTests {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(2, size: "640x480", in: folder)
         let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
-        #expect(try await Support.run(
-            Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", "m", "--root", input.path, input.path], in: folder).status == 0)
+        #expect(
+            try await Support.run(
+                Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", "m", "--root", input.path, input.path], in: folder
+            ).status == 0)
         let port = 20000 + Int.random(in: 0..<20000)
         let worker = try BackgroundProcess(
             Support.pushmedia,
@@ -266,8 +291,10 @@ struct WorkerEndpointTests {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline && !served {
             // The gauges refresh every 15 s; the outcome counters as soon as a job ends.
-            body = (try? await Support.run("/usr/bin/env", ["curl", "-sf", "http://127.0.0.1:\(port)/metrics"], in: folder, timeout: 10))?.output ?? ""
-            served = body.contains("pushmedia_jobs") && body.contains("pushmedia_bytes_out_total")
+            body =
+                (try? await Support.run("/usr/bin/env", ["curl", "-sf", "http://127.0.0.1:\(port)/metrics"], in: folder, timeout: 10))?.output ?? ""
+            served =
+                body.contains("pushmedia_jobs") && body.contains("pushmedia_bytes_out_total")
                 && body.contains("pushmedia_jobs{state=\"succeeded\"} 2")
                 // Claims are timed in buckets from 0.25 ms (a claim on an idle queue included).
                 && body.contains("pushmedia_queue_claim_duration_bucket{le=\"0.00025\"}")

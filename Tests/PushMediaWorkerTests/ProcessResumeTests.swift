@@ -36,7 +36,9 @@ struct ProcessResumeTests {
         // What the killed run had finished, read from the queue file itself.
         let before = try await Support.jobs("sqlite:" + queuePath, campaign: campaign)
         let finishedBefore = before.filter { $0.state == .succeeded }
-        #expect(finishedBefore.count >= 4 && !finishedBefore.contains { $0.source == "img005.jpg" }, "\(finishedBefore.map(\.source)) finished before the kill")
+        #expect(
+            finishedBefore.count >= 4 && !finishedBefore.contains { $0.source == "img005.jpg" },
+            "\(finishedBefore.map(\.source)) finished before the kill")
         #expect(before.contains { $0.state == .running } || finishedBefore.count + before.filter { $0.state == .queued }.count == count)
 
         let second = try await Support.run(Support.pushmedia, arguments, in: folder)
@@ -110,7 +112,8 @@ struct ProcessResumeTests {
         #expect(status == 0, "\(first.error)")
     }
 
-    @Test("SIGTERM or SIGINT mid-item: the item goes back uncounted, the exit says which signal, and a rerun completes", arguments: [SIGTERM, SIGINT])
+    @Test(
+        "SIGTERM or SIGINT mid-item: the item goes back uncounted, the exit says which signal, and a rerun completes", arguments: [SIGTERM, SIGINT])
     func stoppedBySignal(_ signal: Int32) async throws {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(3, size: "320x240", in: folder)
@@ -135,7 +138,9 @@ struct ProcessResumeTests {
         #expect(manifest.items.count == 3 && manifest.items.allSatisfy { $0.status == .ok })
     }
 
-    @Test("--in-process: a file that crashes the process every time costs an attempt per run; after 3 it is failed worker_crashed and the batch finishes")
+    @Test(
+        "--in-process: a file that crashes the process every time costs an attempt per run; after 3 it is failed worker_crashed and the batch finishes"
+    )
     func poisonFileEndsAfterItsAttempts() async throws {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(4, size: "320x240", in: folder)
@@ -184,7 +189,8 @@ struct ProcessResumeTests {
         #expect(manifest.item(source: "pipe.jpg")?.error?.code == .unsupportedType)
         #expect(manifest.item(source: "img001.jpg")?.status == .ok)
         // Neither is retried: a retry cannot make a link point somewhere or a pipe a file.
-        let jobs = try await Support.jobs("sqlite:" + out.appendingPathComponent(".pushmedia/queue.sqlite").path, campaign: "process:" + input.resolvingSymlinksInPath().path)
+        let jobs = try await Support.jobs(
+            "sqlite:" + out.appendingPathComponent(".pushmedia/queue.sqlite").path, campaign: "process:" + input.resolvingSymlinksInPath().path)
         #expect(jobs.filter { $0.source != "img001.jpg" }.allSatisfy { $0.attempts == 1 && $0.state == .failed }, "\(jobs)")
         // The progress shows each file once: [1/3] … [3/3].
         let progress = run.error.split(separator: "\n").filter { $0.hasPrefix("[") }

@@ -23,8 +23,10 @@ struct S3Fixture {
     init() async throws {
         endpoint = try #require(Self.endpoint, "PUSHMEDIA_TEST_S3_ENDPOINT is not set: scripts/test starts moto's server")
         var environment = ProcessInfo.processInfo.environment
-        for (name, value) in ["AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
-                              "AWS_ENDPOINT_URL_S3": endpoint] {
+        for (name, value) in [
+            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL_S3": endpoint,
+        ] {
             environment[name] = value
         }
         self.environment = environment

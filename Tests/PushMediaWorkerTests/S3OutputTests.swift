@@ -18,8 +18,10 @@ struct S3OutputTests {
         let state = folder.appendingPathComponent("state")
         let fixtures = Support.packageRoot.appendingPathComponent("Fixtures")
         let run = try await s3.run(
-            ["process", fixtures.path, "--out", "s3://\(s3.bucket)/campaigns/spring", "--state", state.path,
-             "--base-url", "https://cdn.example.com/spring", "--jobs", "2"], in: folder)
+            [
+                "process", fixtures.path, "--out", "s3://\(s3.bucket)/campaigns/spring", "--state", state.path,
+                "--base-url", "https://cdn.example.com/spring", "--jobs", "2",
+            ], in: folder)
         // Five fixtures in Fixtures/broken fail on purpose.
         #expect(run.status == 1, "\(run.error)")
         #expect(run.output.contains("manifest: s3://\(s3.bucket)/campaigns/spring/manifest.json"), "\(run.output)")
@@ -46,8 +48,10 @@ struct S3OutputTests {
         let url = try #require(try Support.postgresURL(), "PUSHMEDIA_TEST_POSTGRES_URL is not set (run scripts/test)")
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(12, size: "1200x800", in: folder)
-        #expect(try await Support.run(
-            Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "s3", "--root", input.path, input.path], in: folder).status == 0)
+        #expect(
+            try await Support.run(
+                Support.pushmedia, ["enqueue", "--queue", url, "--campaign", "s3", "--root", input.path, input.path], in: folder
+            ).status == 0)
         let arguments = ["worker", "--queue", url, "--out", "s3://\(s3.bucket)/c", "--root", input.path, "--concurrency", "1", "--drain"]
         // Their own temporary folder, to see that no job folder is left in it.
         let scratch = folder.appendingPathComponent("tmp")
@@ -61,8 +65,10 @@ struct S3OutputTests {
         let jobs = try await Support.jobs(url, campaign: "s3")
         #expect(jobs.count == 12 && jobs.allSatisfy { $0.state == .succeeded }, "\(jobs.map { "\($0.source) \($0.state)" })")
         let manifestFile = folder.appendingPathComponent("manifest.json")
-        #expect(try await Support.run(
-            Support.pushmedia, ["manifest", "--queue", url, "--campaign", "s3", "--out", manifestFile.path], in: folder).status == 0)
+        #expect(
+            try await Support.run(
+                Support.pushmedia, ["manifest", "--queue", url, "--campaign", "s3", "--out", manifestFile.path], in: folder
+            ).status == 0)
         let manifest = try Manifest.decode(from: Data(contentsOf: manifestFile))
         #expect(manifest.items.count == 12 && manifest.items.allSatisfy { $0.status == .ok && $0.attachments.count == 2 })
         try await s3.expectStored(manifest, prefix: "c", extra: [])
@@ -76,8 +82,10 @@ struct S3OutputTests {
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(16, size: "1600x1000", in: folder)
         let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
-        #expect(try await Support.run(
-            Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", "down", "--root", input.path, input.path], in: folder).status == 0)
+        #expect(
+            try await Support.run(
+                Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", "down", "--root", input.path, input.path], in: folder
+            ).status == 0)
         let port = 20000 + Int.random(in: 0..<20000)
         // The server goes down when the 7th object PUT arrives: six reached it (three items' two
         // attachments), the 7th and those after it meet the outage, however fast the machine is.
@@ -86,7 +94,10 @@ struct S3OutputTests {
         environment["AWS_ENDPOINT_URL_S3"] = "http://127.0.0.1:\(port)"
         let worker = try BackgroundProcess(
             Support.pushmedia,
-            ["worker", "--queue", queue, "--out", "s3://\(s3.bucket)/d", "--root", input.path, "--concurrency", "2", "--drain", "--log-level", "info"],
+            [
+                "worker", "--queue", queue, "--out", "s3://\(s3.bucket)/d", "--root", input.path, "--concurrency", "2", "--drain", "--log-level",
+                "info",
+            ],
             in: folder, name: "worker", environment: environment)
         let cut = await proxy.exitStatus(within: 300)
         #expect(cut == 0 && proxy.output.contains("cut"), "the proxy was not cut: \(proxy.output)\n\(worker.error)")
@@ -141,13 +152,17 @@ struct S3OutputTests {
         let s3 = try await S3Fixture()
         let folder = try Support.temporaryFolder()
         let input = try await Support.images(1, size: "320x240", in: folder)
-        let missing = try await s3.run(["process", input.path, "--out", "s3://pm-missing-\(UUID().uuidString.prefix(6).lowercased())/x",
-                                        "--state", folder.appendingPathComponent("s").path], in: folder)
+        let missing = try await s3.run(
+            [
+                "process", input.path, "--out", "s3://pm-missing-\(UUID().uuidString.prefix(6).lowercased())/x",
+                "--state", folder.appendingPathComponent("s").path,
+            ], in: folder)
         #expect(missing.status == 2 && missing.error.contains("the bucket does not exist"), "\(missing.error)")
         var noKeys = s3.environment
         noKeys["AWS_SECRET_ACCESS_KEY"] = ""
-        let unsigned = try await s3.run(["worker", "--queue", "sqlite:" + folder.appendingPathComponent("q").path, "--out", "s3://\(s3.bucket)"],
-                                        in: folder, environment: noKeys)
+        let unsigned = try await s3.run(
+            ["worker", "--queue", "sqlite:" + folder.appendingPathComponent("q").path, "--out", "s3://\(s3.bucket)"],
+            in: folder, environment: noKeys)
         #expect(unsigned.status == 2 && unsigned.error.contains("AWS_SECRET_ACCESS_KEY"), "\(unsigned.error)")
         var down = s3.environment
         down["AWS_ENDPOINT_URL_S3"] = "http://127.0.0.1:9"

@@ -1,8 +1,9 @@
 import Foundation
 import PushMediaModel
 import PushMediaQueue
-@testable import PushMediaWorker
 import Testing
+
+@testable import PushMediaWorker
 
 /// A full output disk ends `process` with exit 2 (no hang, no half files), and a rerun once
 /// there is space finishes the batch; a worker that meets one reports unhealthy.
@@ -14,8 +15,10 @@ struct StorageFailureTests {
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         let made = try await Support.run(
             "/usr/bin/env",
-            ["ffmpeg", "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=1200x800:r=1",
-             "-vf", "noise=alls=100:allf=t", "-frames:v", "\(count)", "-q:v", "2", input.appendingPathComponent("p%02d.jpg").path],
+            [
+                "ffmpeg", "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=1200x800:r=1",
+                "-vf", "noise=alls=100:allf=t", "-frames:v", "\(count)", "-q:v", "2", input.appendingPathComponent("p%02d.jpg").path,
+            ],
             in: folder)
         guard made.status == 0 else { throw SupportError("ffmpeg: \(made.error)") }
         return input
@@ -27,8 +30,9 @@ struct StorageFailureTests {
     }
 
     // Mounting a tmpfs needs root (CI runs as root).
-    @Test("--out on a 2 MB tmpfs: exit 2 naming the folder, no manifest, no half files; with space, the rerun completes",
-          .enabled(if: geteuid() == 0))
+    @Test(
+        "--out on a 2 MB tmpfs: exit 2 naming the folder, no manifest, no half files; with space, the rerun completes",
+        .enabled(if: geteuid() == 0))
     func fullOutputDisk() async throws {
         let folder = try Support.temporaryFolder()
         let input = try await Self.noisyPhotos(8, in: folder)
@@ -66,7 +70,8 @@ struct StorageFailureTests {
         // A file where the output folder should be.
         let blocked = folder.appendingPathComponent("blocked")
         try Data("x".utf8).write(to: blocked)
-        let run = try await Support.run(Support.pushmedia, ["process", input.path, "--out", blocked.appendingPathComponent("out").path], in: folder, timeout: 120)
+        let run = try await Support.run(
+            Support.pushmedia, ["process", input.path, "--out", blocked.appendingPathComponent("out").path], in: folder, timeout: 120)
         #expect(run.status == 2, "\(run.status): \(run.error)")
         #expect(run.error.contains(blocked.path), "\(run.error)")
     }

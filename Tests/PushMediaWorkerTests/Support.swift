@@ -11,8 +11,10 @@ final class BackgroundProcess: @unchecked Sendable {
     let errorFile: URL
 
     /// `input` is the process's standard input (the null device when nil).
-    init(_ executable: String, _ arguments: [String], in folder: URL, name: String, environment: [String: String]? = nil,
-         input: FileHandle? = nil) throws {
+    init(
+        _ executable: String, _ arguments: [String], in folder: URL, name: String, environment: [String: String]? = nil,
+        input: FileHandle? = nil
+    ) throws {
         outputFile = folder.appendingPathComponent("\(name).out")
         errorFile = folder.appendingPathComponent("\(name).err")
         FileManager.default.createFile(atPath: outputFile.path, contents: nil)
@@ -113,8 +115,10 @@ enum Support {
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         let made = try await run(
             "/usr/bin/env",
-            ["ffmpeg", "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(size):r=1", "-frames:v", "\(count)",
-             "-q:v", "3", input.appendingPathComponent("img%03d.jpg").path], in: folder)
+            [
+                "ffmpeg", "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(size):r=1", "-frames:v", "\(count)",
+                "-q:v", "3", input.appendingPathComponent("img%03d.jpg").path,
+            ], in: folder)
         guard made.status == 0 else { throw SupportError("ffmpeg: \(made.error)") }
         return input
     }
@@ -161,7 +165,7 @@ extension Support {
             Thread.detachNewThread {
                 var pid: pid_t = 0
                 let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-                defer { argv.forEach { free($0) } }
+                defer { for argument in argv { free(argument) } }
                 // Only stdin/out/err are inherited: a daemon started by the program (pg_ctlcluster
                 // starts postgres) must not keep the descriptors Foundation's Process uses to see its
                 // own children exit, or a concurrent test's process never looks finished.

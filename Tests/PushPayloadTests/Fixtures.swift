@@ -75,7 +75,11 @@ enum Fixtures {
     /// The image item with its URLs removed (needs `--base-url`).
     static var imageWithoutURLs: Item {
         var item = image
-        item.attachments = item.attachments.map { var a = $0; a.url = nil; return a }
+        item.attachments = item.attachments.map {
+            var a = $0
+            a.url = nil
+            return a
+        }
         return item
     }
 

@@ -37,7 +37,9 @@ struct PayloadJSONTests {
     @Test func largestLeaf() {
         let json = PayloadJSON.object([
             "aps": .object(["alert": .string("short")]),
-            "pm": .object(["a": .array([.object(["u": .string("https://a.example/long-long-long")]), .object(["u": .string("https://a.example/s")])])]),
+            "pm": .object([
+                "a": .array([.object(["u": .string("https://a.example/long-long-long")]), .object(["u": .string("https://a.example/s")])])
+            ]),
         ])
         let leaf = json.largestLeaf!
         #expect(leaf.path == "pm.a[0].u")

@@ -33,7 +33,10 @@ struct RoundTripTests {
             #expect(planned.typeHint == sent.typeHint, "\(label)")
             #expect(planned.fileExtension == sent.fileExtension, "\(label)")
             #expect(planned.options.thumbnailHidden == sent.thumbnailHidden, "\(label) \(sent.role)")
-            #expect(planned.options.clippingRect == sent.clippingRect.map { PushAttachmentPlanner.UnitRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }, "\(label) \(sent.role)")
+            #expect(
+                planned.options.clippingRect
+                    == sent.clippingRect.map { PushAttachmentPlanner.UnitRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+                "\(label) \(sent.role)")
             #expect(planned.options.thumbnailTime == sent.thumbnailTime, "\(label) \(sent.role)")
         }
     }

@@ -114,10 +114,11 @@ struct URLTests {
         for base in ["https://media.example.org/c/42", "https://media.example.org/c/42/"] {
             let builder = PayloadBuilder(title: "T", mode: .multi, baseURL: base)
             let payload = try builder.build(Fixtures.imageWithoutURLs, format: .apns)
-            #expect(payload.attachments.map(\.url) == [
-                "https://media.example.org/c/42/3f2a9c1d-expanded.jpg",
-                "https://media.example.org/c/42/3f2a9c1d-thumbnail.jpg",
-            ])
+            #expect(
+                payload.attachments.map(\.url) == [
+                    "https://media.example.org/c/42/3f2a9c1d-expanded.jpg",
+                    "https://media.example.org/c/42/3f2a9c1d-thumbnail.jpg",
+                ])
         }
     }
 
@@ -132,13 +133,15 @@ struct URLTests {
         }
     }
 
-    @Test("non-https URLs are refused", arguments: [
-        ("http://cdn.example.com/a.jpg", "uses http, not https"),
-        ("cdn.example.com/a.jpg", "is not absolute"),
-        ("ftp://cdn.example.com/a.jpg", "uses ftp, not https"),
-        ("https:///a.jpg", "has no host"),
-        ("https://cdn.example.com/a b.jpg", "whitespace"),
-    ])
+    @Test(
+        "non-https URLs are refused",
+        arguments: [
+            ("http://cdn.example.com/a.jpg", "uses http, not https"),
+            ("cdn.example.com/a.jpg", "is not absolute"),
+            ("ftp://cdn.example.com/a.jpg", "uses ftp, not https"),
+            ("https:///a.jpg", "has no host"),
+            ("https://cdn.example.com/a b.jpg", "whitespace"),
+        ])
     func badManifestURL(url: String, reason: String) {
         var item = Fixtures.image
         let i = item.attachments.firstIndex { $0.role == .expanded }!

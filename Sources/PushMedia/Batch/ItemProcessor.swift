@@ -78,7 +78,8 @@ public struct ItemProcessor: Sendable {
     private func item(_ run: ItemRun, status: Item.Status, error: ItemError? = nil, attachments: [Attachment] = []) -> Item {
         let facts = run.facts
         return Item(
-            source: run.input.source, sourceEncoding: run.input.sourceEncoding, sourceSHA256: facts.sourceSHA256, sourceBytes: facts.sourceBytes, kind: facts.kind,
+            source: run.input.source, sourceEncoding: run.input.sourceEncoding, sourceSHA256: facts.sourceSHA256, sourceBytes: facts.sourceBytes,
+            kind: facts.kind,
             status: status, error: error, probe: facts.probe, attachments: attachments, warnings: run.warnings,
             delivery: NotificationDelivery(attachments: attachments, target: run.profile.delivery))
     }

@@ -43,7 +43,8 @@ enum ImageProber {
         return try probe(header: header, format: .gif, warnings: &warnings)
     }
 
-    private static func probe(header: Vips.Image, format: MediaFormat, warnings: inout [String]) throws -> Probe {        let orientation = header.int(field: "orientation") ?? 1
+    private static func probe(header: Vips.Image, format: MediaFormat, warnings: inout [String]) throws -> Probe {
+        let orientation = header.int(field: "orientation") ?? 1
         let documentPages = header.int(field: "n-pages") ?? 1
         let pages = format.mayHavePages ? documentPages : 1
         if documentPages > 1, !format.mayHavePages {

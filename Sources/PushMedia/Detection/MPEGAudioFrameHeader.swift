@@ -13,7 +13,9 @@ struct MPEGAudioFrameHeader: Equatable {
     /// reserved version, layer, sample rate or emphasis, or a free or bad bit-rate index).
     init?(_ bytes: [UInt8], at offset: Int) {
         guard offset >= 0, offset + 4 <= bytes.count else { return nil }
-        let b1 = bytes[offset + 1], b2 = bytes[offset + 2], b3 = bytes[offset + 3]
+        let b1 = bytes[offset + 1]
+        let b2 = bytes[offset + 2]
+        let b3 = bytes[offset + 3]
         guard bytes[offset] == 0xFF, b1 & 0xE0 == 0xE0 else { return nil }
         switch (b1 >> 3) & 0x03 {
         case 0: version = 25

@@ -5,7 +5,9 @@ public enum MediaFormat: String, Sendable, CaseIterable, Codable {
     // Still or animated images.
     case jpeg, png, gif, webp, heif, avif, tiff
     // Movies.
-    case mp4, quicktime, matroska, avi, mpegProgramStream = "mpeg-ps", mpegTransportStream = "mpeg-ts"
+    case mp4, quicktime, matroska, avi
+    case mpegProgramStream = "mpeg-ps"
+    case mpegTransportStream = "mpeg-ts"
     // Audio.
     case mp3, m4a, wav, aiff, ogg, flac
     /// Raw AAC in ADTS frames (`.aac`).

@@ -76,7 +76,8 @@ struct Animation {
             return try open()
         case .gif(let file, let fit):
             let drawn = try file.frames()
-            let fitted = try fit.map { try drawn.thumbnailImage(width: $0.inside.width, height: $0.inside.height, colourManaged: $0.colourManaged) } ?? drawn
+            let fitted =
+                try fit.map { try drawn.thumbnailImage(width: $0.inside.width, height: $0.inside.height, colourManaged: $0.colourManaged) } ?? drawn
             if let deadline { fitted.stopEvaluation(at: deadline) }
             return try fitted.srgb8()
         }

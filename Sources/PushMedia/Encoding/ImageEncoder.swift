@@ -54,7 +54,8 @@ enum ImageEncoder {
             case (.jpeg, _): .jpeg(quality: profile.jpeg.quality, minQuality: profile.jpeg.minQuality)
             case (.png, _): .png
             case (.gif, .animation(let animation)):
-                .gif(frames: animation.frameCount, minColours: profile.animation.minColours, maxFrameStep: profile.animation.maxFrameStep,
+                .gif(
+                    frames: animation.frameCount, minColours: profile.animation.minColours, maxFrameStep: profile.animation.maxFrameStep,
                     order: BudgetLadder.GIFRung.measured)
             case (.gif, .still): .gif(frames: 1, minColours: profile.animation.minColours, maxFrameStep: 1)
             }
@@ -70,7 +71,8 @@ enum ImageEncoder {
             if deadline.hasPassed {
                 throw ItemError(.timeout, "time limit reached while fitting the \(role.rawValue) into \(budget) bytes")
             }
-            let giveUpAbove = ladder.giveUpBytes, repackOnly = ladder.repackBytes
+            let giveUpAbove = ladder.giveUpBytes
+            let repackOnly = ladder.repackBytes
             let rendered = try Vips.attributed(until: deadline) {
                 try render(pixels, format: format, settings: settings, profile: profile, giveUpAbove: giveUpAbove, repackOnly: repackOnly)
             }
@@ -149,7 +151,8 @@ enum ImageEncoder {
     static let pngPaletteEffort = 7
 
     static func gifSettings(_ settings: EncodeSettings, giveUpAbove: Int? = nil, repackOnly: Range<Int>? = nil) -> GIFSettings {
-        var gif = GIFSettings(paletteBits: settings.paletteBits ?? 8, interframeMaxError: settings.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError)
+        var gif = GIFSettings(
+            paletteBits: settings.paletteBits ?? 8, interframeMaxError: settings.interframeMaxError ?? EncodeSettings.defaultInterframeMaxError)
         gif.giveUpAbove = giveUpAbove
         gif.repackOnly = repackOnly
         return gif

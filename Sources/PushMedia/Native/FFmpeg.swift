@@ -50,7 +50,8 @@ enum FFmpeg {
         let seen = string(name)
         throw ItemError(
             .unsupportedType,
-            "the first bytes say \(format?.rawValue ?? "media"), but FFmpeg reads the file as \(seen.isEmpty ? "another format" : seen), which PushMedia does not accept")
+            "the first bytes say \(format?.rawValue ?? "media"), but FFmpeg reads the file as \(seen.isEmpty ? "another format" : seen), which PushMedia does not accept"
+        )
     }
 
     /// Versions of the libraries, e.g. `["libavformat": "59.27.100", …]`, opening them (throws

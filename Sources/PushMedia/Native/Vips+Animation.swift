@@ -20,19 +20,22 @@ extension Vips.Image {
     ) throws -> Vips.Image {
         let maker = Unmanaged.passRetained(FrameMaker(frame)).toOpaque()
         let joined = try Vips.call("join_frames") { out in
-            pm_join_frames(Int32(count), { index, context in
-                let maker = Unmanaged<FrameMaker>.fromOpaque(context!).takeUnretainedValue()
-                do {
-                    let image = try maker.make(Int(index))
-                    g_object_ref(image.pointer)
-                    return image.pointer
-                } catch {
-                    pm_vips_error("join_frames", "frame \(index): \(error)")
-                    return nil
-                }
-            }, maker, { context in
-                Unmanaged<FrameMaker>.fromOpaque(context!).release()
-            }, out)
+            pm_join_frames(
+                Int32(count),
+                { index, context in
+                    let maker = Unmanaged<FrameMaker>.fromOpaque(context!).takeUnretainedValue()
+                    do {
+                        let image = try maker.make(Int(index))
+                        g_object_ref(image.pointer)
+                        return image.pointer
+                    } catch {
+                        pm_vips_error("join_frames", "frame \(index): \(error)")
+                        return nil
+                    }
+                }, maker,
+                { context in
+                    Unmanaged<FrameMaker>.fromOpaque(context!).release()
+                }, out)
         }
         // A new header around the same pixels, so the timing is set without touching `joined`.
         let result = try Vips.call("copy") { pm_copy(joined.pointer, $0) }

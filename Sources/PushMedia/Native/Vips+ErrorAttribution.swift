@@ -1,5 +1,5 @@
-import CVipsShims
 import CVips
+import CVipsShims
 import Foundation
 
 extension Vips {

@@ -1,6 +1,6 @@
 import CReduce
-import CVipsShims
 import CVips
+import CVipsShims
 import Foundation
 
 extension Vips {

@@ -1,5 +1,5 @@
-import CVipsShims
 import CVips
+import CVipsShims
 import Foundation
 
 /// libvips, seen from Swift. This folder (`Native/`) is the only place in PushMedia that touches C.

@@ -21,14 +21,15 @@ extension InputFile {
             }
             closedir(folder)
         }
-        let kind: String = switch info.st_mode & S_IFMT {
-        case S_IFDIR: "a folder"
-        case S_IFIFO: "a named pipe"
-        case S_IFSOCK: "a socket"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        default: "a special file"
-        }
+        let kind: String =
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: "a folder"
+            case S_IFIFO: "a named pipe"
+            case S_IFSOCK: "a socket"
+            case S_IFCHR: "a character device"
+            case S_IFBLK: "a block device"
+            default: "a special file"
+            }
         return ItemError(.unsupportedType, "\(source) is not a regular file but \(kind)")
     }
 

@@ -51,7 +51,8 @@ public enum ProfileLoader {
         }
         if data.count > maxBytes {
             var info = stat()
-            let size = fstat(handle.fileDescriptor, &info) == 0 && Int(info.st_size) > maxBytes ? "\(info.st_size) bytes" : "more than \(maxBytes) bytes"
+            let size =
+                fstat(handle.fileDescriptor, &info) == 0 && Int(info.st_size) > maxBytes ? "\(info.st_size) bytes" : "more than \(maxBytes) bytes"
             throw Failure("\(path): the profile is \(size), over the limit of \(maxBytes) bytes (a profile is a few KB)")
         }
         return try parse(data, name: path)
@@ -82,7 +83,9 @@ public enum ProfileLoader {
     private static func decodeJSON(_ data: Data, name: String) throws -> Profile {
         let (depth, line) = jsonDepth(data)
         if depth > maxDepth {
-            throw Failure("\(name): nested \(depth) levels deep at line \(line), more than the \(maxDepth) a profile may have (a profile is at most 3 levels deep)")
+            throw Failure(
+                "\(name): nested \(depth) levels deep at line \(line), more than the \(maxDepth) a profile may have (a profile is at most 3 levels deep)"
+            )
         }
         return try checked(name) { try JSONDecoder().decode(Profile.self, from: data) }
     }
@@ -124,8 +127,12 @@ public enum ProfileLoader {
     /// reached. A closer with nothing open counts as nothing (the JSON is invalid there, and the
     /// parser stops at it).
     static func jsonDepth(_ data: Data) -> (depth: Int, line: Int) {
-        var depth = 0, deepest = 0, deepestLine = 1, line = 1
-        var inString = false, escaped = false
+        var depth = 0
+        var deepest = 0
+        var deepestLine = 1
+        var line = 1
+        var inString = false
+        var escaped = false
         for byte in data {
             if byte == UInt8(ascii: "\n") { line += 1 }
             if inString {
@@ -159,7 +166,9 @@ public enum ProfileLoader {
         var line = 1
         // The leading run of a line: its blanks and indicators, and where its last indicator ends
         // (blanks alone before the end of a line or a comment open nothing).
-        var column = 0, indicatorsEnd = 0, inRun = true
+        var column = 0
+        var indicatorsEnd = 0
+        var inRun = true
         var widest = (indent: 0, line: 0)
         func endRun(_ indent: Int) {
             if inRun && indent > widest.indent { widest = (indent, line) }
@@ -179,7 +188,7 @@ public enum ProfileLoader {
             guard inRun else { continue }
             switch character {
             case " ", "\t": column += 1
-            case "\u{FEFF}": break  // a byte order mark takes no column
+            case "\u{FEFF}": break // a byte order mark takes no column
             case "-", "?", ":":
                 column += 1
                 indicatorsEnd = column
@@ -192,7 +201,8 @@ public enum ProfileLoader {
             return "\(brackets) '[' or '{', more than the \(maxFlowBrackets) a profile may have (a profile is at most 3 levels deep)"
         }
         if widest.indent > maxIndent {
-            return "line \(widest.line) is indented \(widest.indent) columns (with its '-', '?' and ':' indicators), more than the \(maxIndent) a profile may have (a profile is at most 3 levels deep)"
+            return
+                "line \(widest.line) is indented \(widest.indent) columns (with its '-', '?' and ':' indicators), more than the \(maxIndent) a profile may have (a profile is at most 3 levels deep)"
         }
         return nil
     }
@@ -240,7 +250,8 @@ public enum ProfileLoader {
             scalar = scalar.dropFirst()
         }
         let digits = scalar.components(separatedBy: ":").compactMap { Int($0, radix: 10) }.reversed()
-        var base = 1, value = 0
+        var base = 1
+        var value = 0
         for digit in digits {
             let (term, o1) = digit.multipliedReportingOverflow(by: base)
             let (sum, o2) = value.addingReportingOverflow(term)

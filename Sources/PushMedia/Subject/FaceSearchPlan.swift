@@ -299,13 +299,14 @@ public struct FaceSearchPlan: Sendable, Equatable {
     /// The areas of `mask` (cells of `map`) as disjoint pixel rects of an image of `image` pixels:
     /// each area's box grown by `margin` cells, clamped inside the image, overlapping ones merged.
     static func regions(of mask: [Bool], in map: CellMap, image: PixelSize, margin: Int) -> [PixelRect] {
-        merged(areas(of: mask, columns: map.columns, rows: map.rows).map { cells in
-            let left = max(0, Int((Double(cells.x - margin) * map.cell).rounded(.down)))
-            let top = max(0, Int((Double(cells.y - margin) * map.cell).rounded(.down)))
-            let right = min(image.width, Int((Double(cells.x + cells.width + margin) * map.cell).rounded(.up)))
-            let bottom = min(image.height, Int((Double(cells.y + cells.height + margin) * map.cell).rounded(.up)))
-            return PixelRect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
-        }.filter { $0.width > 0 && $0.height > 0 })
+        merged(
+            areas(of: mask, columns: map.columns, rows: map.rows).map { cells in
+                let left = max(0, Int((Double(cells.x - margin) * map.cell).rounded(.down)))
+                let top = max(0, Int((Double(cells.y - margin) * map.cell).rounded(.down)))
+                let right = min(image.width, Int((Double(cells.x + cells.width + margin) * map.cell).rounded(.up)))
+                let bottom = min(image.height, Int((Double(cells.y + cells.height + margin) * map.cell).rounded(.up)))
+                return PixelRect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
+            }.filter { $0.width > 0 && $0.height > 0 })
     }
 
     /// The bounding boxes (in cells) of `mask`'s areas (`columns` × `rows` cells, row by row),

@@ -61,8 +61,9 @@ public enum FaceSubject {
                 }
                 guard !inside.isEmpty else { continue }
                 let area = inside.reduce(0.0) { $0 + $1.width * $1.height }
-                if let current = best, current.faces.count > inside.count
-                    || (current.faces.count == inside.count && current.area >= area)
+                if let current = best,
+                    current.faces.count > inside.count
+                        || (current.faces.count == inside.count && current.area >= area)
                 {
                     continue
                 }

@@ -43,7 +43,6 @@ struct PayloadCommand: ParsableCommand {
     @Flag(name: .long, help: "Indent the JSON (the size limit always counts the compact form).")
     var pretty = false
 
-
     func run() throws {
         let item = try Self.lookUp(item, in: manifest)
         do {

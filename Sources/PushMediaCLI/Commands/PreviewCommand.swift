@@ -33,7 +33,6 @@ struct PreviewCommand: ParsableCommand {
     @Option(name: .long, help: "Notification body shown in the cards.")
     var body: String?
 
-
     func validate() throws {
         if manifest.isEmpty { throw ValidationError("--manifest must name a file") }
         if out.isEmpty || out.hasSuffix("/") { throw ValidationError("--out must name a file, e.g. preview.html") }

@@ -61,7 +61,8 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Campaign the jobs belong to.")
     var campaign: String
 
-    @Option(name: .long, help: "Input root: paths are stored relative to it and must be under it (default: $PUSHMEDIA_ROOT, else the current folder).")
+    @Option(
+        name: .long, help: "Input root: paths are stored relative to it and must be under it (default: $PUSHMEDIA_ROOT, else the current folder).")
     var root: String?
 
     @Option(name: .long, help: "Profile file (JSON or YAML) the jobs are processed with (default: $PUSHMEDIA_PROFILE, else built-in).")
@@ -103,7 +104,14 @@ struct EnqueueCommand: AsyncParsableCommand {
             var total = 0
             var fresh = 0
             try await CampaignSources.forEachChunk(of: checked, campaign: campaign, profile: profileKey) { chunk in
-                let jobs = maxAttempts.map { attempts in chunk.map { var job = $0; job.maxAttempts = attempts; return job } } ?? chunk
+                let jobs =
+                    maxAttempts.map { attempts in
+                        chunk.map {
+                            var job = $0
+                            job.maxAttempts = attempts
+                            return job
+                        }
+                    } ?? chunk
                 let enqueued = try await queue.enqueue(jobs)
                 if json {
                     // One JSON array, a job a line, printed as it goes.

@@ -210,7 +210,8 @@ struct VerifyTable {
         if unlisted.warnings > 0 { lines.append("… and \(unlisted.warnings) more warnings") }
         let counts = summary.problems.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let failed = summary.failed == 0 ? "" : " (\(counts))"
-        let skipped = summary.failedItems == 0 ? "" : "; \(summary.failedItems) failed item\(summary.failedItems == 1 ? "" : "s") of the manifest have no URLs"
+        let skipped =
+            summary.failedItems == 0 ? "" : "; \(summary.failedItems) failed item\(summary.failedItems == 1 ? "" : "s") of the manifest have no URLs"
         lines.append(
             "\(summary.urls) URL\(summary.urls == 1 ? "" : "s") of \(summary.items) item\(summary.items == 1 ? "" : "s"): "
                 + "\(summary.ok) deliverable, \(summary.failed) not\(failed); \(summary.warned) with warnings; "

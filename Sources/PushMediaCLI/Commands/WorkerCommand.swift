@@ -2,13 +2,13 @@ import ArgumentParser
 import Foundation
 import Logging
 import Metrics
+import Prometheus
 import PushMedia
 import PushMediaFetch
 import PushMediaModel
 import PushMediaObjectStore
 import PushMediaQueue
 import PushMediaWorker
-import Prometheus
 import ServiceLifecycle
 
 /// `pushmedia worker`: claims and processes jobs until SIGTERM/SIGINT.
@@ -39,7 +39,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Jobs processed at once (default: $PUSHMEDIA_CONCURRENCY, else the number of cores).")
     var concurrency: Int?
 
-    @Option(name: .long, help: "Serve Prometheus metrics on this port at /metrics, also while draining (default: $PUSHMEDIA_METRICS_PORT; none when unset).")
+    @Option(
+        name: .long,
+        help: "Serve Prometheus metrics on this port at /metrics, also while draining (default: $PUSHMEDIA_METRICS_PORT; none when unset).")
     var metricsPort: Int?
 
     @Option(name: .long, help: "Only claim jobs of this campaign.")
@@ -71,10 +73,12 @@ struct WorkerCommand: AsyncParsableCommand {
         let concurrency = try Setting.int(
             concurrency, Setting.concurrency, flagName: "--concurrency", default: ProcessInfo.processInfo.activeProcessorCount)
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
-        let metricsPort: Int? = try metricsPort ?? Setting.environment(Setting.metricsPort).map { text in
-            guard let port = Int(text) else { throw ValidationError("\(Setting.metricsPort) must be a port number, got \"\(text)\"") }
-            return port
-        }
+        let metricsPort: Int? =
+            try metricsPort
+            ?? Setting.environment(Setting.metricsPort).map { text in
+                guard let port = Int(text) else { throw ValidationError("\(Setting.metricsPort) must be a port number, got \"\(text)\"") }
+                return port
+            }
         if let metricsPort, !(1...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 1…65535") }
         guard gracePeriod >= 0, leaseSeconds >= 5 else { throw ValidationError("--grace-period ≥ 0 and --lease-seconds ≥ 5") }
         // A bucket is checked before any work (exit 2 when it cannot be used); a folder is made.
@@ -111,7 +115,9 @@ struct WorkerCommand: AsyncParsableCommand {
 
         logger.notice(
             "worker started",
-            metadata: ["owner": "\(worker.configuration.owner)", "concurrency": "\(concurrency)", "out": "\(bucket?.location.description ?? out.path)"])
+            metadata: [
+                "owner": "\(worker.configuration.owner)", "concurrency": "\(concurrency)", "out": "\(bucket?.location.description ?? out.path)",
+            ])
         do {
             if drain, let metricsPort {
                 // Draining with metrics: the server runs beside the drain and closes when it ends

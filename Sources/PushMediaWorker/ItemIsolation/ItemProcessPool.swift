@@ -107,7 +107,8 @@ public actor ItemProcessPool {
         if !forkServerFailed {
             do {
                 if forkServer == nil {
-                    forkServer = try ItemForkServer.takeEarly()
+                    forkServer =
+                        try ItemForkServer.takeEarly()
                         ?? ItemForkServer(executable: executable, arguments: ["item-fork-server"] + arguments.dropFirst())
                 }
                 if let forkServer { return try ItemProcess(forkedBy: forkServer) }
@@ -174,7 +175,8 @@ final class ItemProcess: @unchecked Sendable {
             case .deadline:
                 ItemError(
                     .timeout,
-                    "still running at the hard deadline of \(deadline.milliseconds / 1000) s (past the profile's time limits): its process was killed")
+                    "still running at the hard deadline of \(deadline.milliseconds / 1000) s (past the profile's time limits): its process was killed"
+                )
             case .brokenStream(let detail):
                 ItemError(.workerCrashed, "the item's process answered with a broken stream: \(detail)")
             }

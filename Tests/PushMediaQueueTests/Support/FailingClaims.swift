@@ -21,7 +21,10 @@ final class FailingClaims: JobQueue, @unchecked Sendable {
     }
 
     func claim(owner: String, leaseDuration: Duration, limit: Int, campaign: String?) async throws -> [Job] {
-        let claim = claims.withLockedValue { $0 += 1; return $0 }
+        let claim = claims.withLockedValue {
+            $0 += 1
+            return $0
+        }
         if claim <= failures {
             if claim == failures { onLastFailure() }
             throw Unreachable()

@@ -2,9 +2,10 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
-@testable import PushMediaQueue
 import PushMediaQueueTesting
 import Testing
+
+@testable import PushMediaQueue
 
 /// A fresh, empty queue database for one test: a temp SQLite file, or a unique PostgreSQL schema
 /// (so tests run in parallel). Opens any number of clients on it and cleans up afterwards.
@@ -53,7 +54,7 @@ final class QueueFixture: Sendable {
             clock: manualClock ? clock : SystemQueueClock(), defaultMaxAttempts: defaultMaxAttempts,
             pollInterval: pollInterval)
         var url = self.url
-        if case var .postgres(configuration) = url, let maximumConnections {
+        if case .postgres(var configuration) = url, let maximumConnections {
             configuration.maximumConnections = maximumConnections
             url = .postgres(configuration)
         }

@@ -28,10 +28,12 @@ enum TestEnvironment {
     /// shows as skipped with ``missingPostgresMessage``).
     static func requirePostgres() throws -> PostgresQueueConfiguration {
         guard let url = postgresURL else {
-            Issue.record("\(isCI ? "CI=true but " : "")\(postgresURLVariable) is not set: PostgreSQL tests cannot run (source scripts/lib/postgres.sh and call ensure_postgres)")
+            Issue.record(
+                "\(isCI ? "CI=true but " : "")\(postgresURLVariable) is not set: PostgreSQL tests cannot run (source scripts/lib/postgres.sh and call ensure_postgres)"
+            )
             throw MissingPostgres()
         }
-        guard case let .postgres(configuration) = try QueueURL(parsing: url) else {
+        guard case .postgres(let configuration) = try QueueURL(parsing: url) else {
             Issue.record("\(postgresURLVariable) is not a postgres:// URL: \(url)")
             throw MissingPostgres()
         }

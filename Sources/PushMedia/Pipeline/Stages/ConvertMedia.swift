@@ -152,7 +152,8 @@ struct PreparedMedia {
                 run.warnings.append("media: \(reason)")
                 if let trim = plan.trimmedTo {
                     run.warnings.append(
-                        "media: trimmed to the first \(String(format: "%g", trim)) s of \(String(format: "%.1f", duration)) s to fit \(decision.budget) bytes (video.trimToSeconds)")
+                        "media: trimmed to the first \(String(format: "%g", trim)) s of \(String(format: "%.1f", duration)) s to fit \(decision.budget) bytes (video.trimToSeconds)"
+                    )
                 }
                 return prepared
             }
@@ -163,7 +164,8 @@ struct PreparedMedia {
             else {
                 throw ItemError(
                     .overBudget,
-                    "the \(type.fileExtensions[0]) cannot fit \(decision.budget) bytes after \(attempts) transcodes; tried \(tried.joined(separator: "; "))")
+                    "the \(type.fileExtensions[0]) cannot fit \(decision.budget) bytes after \(attempts) transcodes; tried \(tried.joined(separator: "; "))"
+                )
             }
             plan = lower
         }

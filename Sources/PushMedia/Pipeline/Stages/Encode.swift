@@ -55,10 +55,13 @@ struct Encoded {
             out.append(
                 encoded.settings.frameStep > 1
                     ? "\(role): dropped frames to fit \(encoded.budget) bytes: kept \(kept) of \(total), delays merged so the duration is unchanged"
-                    : "\(role): capped at \(maxFramesPerSecond) frames per second: kept \(kept) of \(total), delays merged so the duration is unchanged")
+                    : "\(role): capped at \(maxFramesPerSecond) frames per second: kept \(kept) of \(total), delays merged so the duration is unchanged"
+            )
         }
         if encoded.settings.scale < 1 {
-            out.append("\(role): downscaled to \(encoded.width)x\(encoded.height) (scale \(String(format: "%.2f", encoded.settings.scale))) to fit \(encoded.budget) bytes")
+            out.append(
+                "\(role): downscaled to \(encoded.width)x\(encoded.height) (scale \(String(format: "%.2f", encoded.settings.scale))) to fit \(encoded.budget) bytes"
+            )
         }
         if let colours = encoded.settings.colours, encoded.format == .png || colours < 256 {
             out.append("\(role): reduced to a palette of \(colours) colours to fit \(encoded.budget) bytes")

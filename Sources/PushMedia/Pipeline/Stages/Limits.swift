@@ -14,7 +14,8 @@ extension Profile.Limits {
         if overflow || pixels > maxPixels {
             throw ItemError(
                 .tooManyPixels,
-                "\(width)×\(height) is \(overflow ? "too many" : "\(pixels)") pixels\(frames > 1 ? " per frame" : ""), over the limit of \(maxPixels)")
+                "\(width)×\(height) is \(overflow ? "too many" : "\(pixels)") pixels\(frames > 1 ? " per frame" : ""), over the limit of \(maxPixels)"
+            )
         }
         if frames > maxFrames {
             throw ItemError(.tooManyFrames, "the animation has \(frames) frames, over the limit of \(maxFrames)")

@@ -51,4 +51,3 @@ enum ImageDecoder {
     /// libvips' loader for the sniffed format, opening the file for each pass.
     case libvips
 }
-
