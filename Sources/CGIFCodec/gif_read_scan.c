@@ -9,7 +9,8 @@
 // the global table (entry 0 when its index is past the table; black and white when there is no
 // global table). It declines (1) a screen size libnsgif replaces by the first frame's, a frame
 // reaching outside the picture, a block running past the end, a code size outside 2…11, a last
-// frame libnsgif does not count, over 4,096 frames.
+// frame libnsgif does not count, an empty extension other than a comment (libnsgif reads past its
+// end), over 4,096 frames.
 #include "gif_decoder.h"
 
 #include <fcntl.h>
@@ -69,7 +70,11 @@ GIF_HIDDEN int gifd_scan(gif_reader *r) {
     bool any_transparent = false;
     while (at < r->length && f[at] != 0x3b) {
         if (f[at] == 0x21) { // an extension
-            if (at + 2 > r->length) return 1;
+            if (at + 3 > r->length) return 1;
+            // libnsgif skips the first block of any extension but a comment as a header, by its
+            // length byte, and then reads blocks up to a terminator: when that first block is
+            // the terminator itself, it reads on into what follows (the next frame, say).
+            if (f[at + 1] != 0xfe && f[at + 2] == 0) return 1;
             if (f[at + 1] == 0xf9) { // graphic control: libnsgif reads 4 bytes whatever the size says
                 if (at + 7 > r->length) return 1;
                 if (f[at + 3] & 1) next.transparent = f[at + 6];

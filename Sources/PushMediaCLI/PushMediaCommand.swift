@@ -174,6 +174,8 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
+// swift-format-ignore: AvoidRetroactiveConformances
+// Log levels are flags (`--log-level`); neither swift-log nor swift-argument-parser declares it.
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Writes to standard error.

@@ -316,15 +316,20 @@ struct GIFDecoderTests {
     }
 
     @Test(
-        "Files it does not take are left to libvips: a frame outside the screen, a truncated file, a screen size libnsgif replaces, a last frame libnsgif does not count"
+        "Files it does not take are left to libvips: a frame outside the screen, a truncated file, a screen size libnsgif replaces, a last frame libnsgif does not count, an empty extension libnsgif reads past"
     )
     func declined() throws {
         let inside = Frame(width: 20, height: 10, indices: Self.pattern(20, 10, seed: 0))
         var outside = inside
         outside.left = 5
         let truncated = Self.gif(width: 20, height: 10, global: Self.palette, frames: [inside, inside]).dropLast(6)
+        // Two frames with an empty extension (label 1, no block but the terminator) between them:
+        // libnsgif takes the second frame's bytes for the extension's blocks and shows one frame.
+        let one = Self.gif(width: 20, height: 10, global: Self.palette, frames: [inside])
+        let two = Self.gif(width: 20, height: 10, global: Self.palette, frames: [inside, inside])
+        let emptyExtension = one.dropLast() + Data([0x21, 0x01, 0x00]) + two[(one.count - 1)...]
         for data in [
-            Self.gif(width: 20, height: 10, global: Self.palette, frames: [inside, outside]), Data(truncated),
+            Self.gif(width: 20, height: 10, global: Self.palette, frames: [inside, outside]), Data(truncated), Data(emptyExtension),
             Self.gif(width: 640, height: 480, global: Self.palette, frames: [inside, inside]),
             // A last frame whose data is its code size and a terminator, ending the file: libnsgif
             // does not count it.

@@ -69,7 +69,8 @@ extension VerifyCommandTests {
         for count in [100, 1000] {
             let manifest = folder.appendingPathComponent("catalogue-\(count).ndjson")
             try Self.catalogue(count, base: cdn.base + "products/", into: manifest)
-            let (peak, run) = try await Self.peakRSS(["verify", "--manifest", manifest.path, "--ca-file", ca.caFile.path, "--json"], in: folder)
+            let (peak, run) = try await Self.peakRSS(
+                ["verify", "--manifest", manifest.path, "--ca-file", ca.caFile.path, "--json"] + Support.roomyCutOffs, in: folder)
             #expect(run.status == 0, "\(run.error.suffix(2000))")
             let summary = try JSONDecoder().decode(VerifySummaryLine.self, from: Data(try #require(run.lines.last).utf8))
             #expect(summary.urls == 2 * count && summary.ok == 2 * count && run.lines.count == 2 * count + 1)
@@ -128,7 +129,8 @@ extension VerifyCommandTests {
         }
         #expect(items.count == 5 && items.allSatisfy { $0.status == .ok })
         let manifest = try ProcessedCampaign.rehost(items, base: cdn.base, moved: [:], into: folder.appendingPathComponent("manifest.ndjson"))
-        let run = try await Support.pushmedia(["verify", "--manifest", manifest.path, "--ca-file", ca.caFile.path], in: folder)
+        let run = try await Support.pushmedia(
+            ["verify", "--manifest", manifest.path, "--ca-file", ca.caFile.path] + Support.roomyCutOffs, in: folder)
         #expect(run.status == 0, "\(run.output)\(run.error)")
         let published = items.reduce(0) { $0 + $1.attachments.count }
         #expect(run.lines.last?.hasPrefix("\(published) URLs of 5 items: \(published) deliverable, 0 not; 0 with warnings") == true, "\(run.output)")

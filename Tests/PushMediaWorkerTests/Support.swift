@@ -165,7 +165,7 @@ extension Support {
             Thread.detachNewThread {
                 var pid: pid_t = 0
                 let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-                defer { argv.forEach { free($0) } }
+                defer { for argument in argv { free(argument) } }
                 // Only stdin/out/err are inherited: a daemon started by the program (pg_ctlcluster
                 // starts postgres) must not keep the descriptors Foundation's Process uses to see its
                 // own children exit, or a concurrent test's process never looks finished.
