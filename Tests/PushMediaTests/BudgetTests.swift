@@ -28,6 +28,7 @@ struct BudgetTests {
             var profile = Profile()
             profile.budgets.thumbnail = Int.random(in: 1_000...60_000, using: &rng)
             profile.budgets.expanded = Int.random(in: 1_000...300_000, using: &rng)
+            profile.android.budget = Int.random(in: 5_000...300_000, using: &rng)
             let out = try Fixtures.temporaryFolder("out\(index)")
             let item = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: out))
                 .process(InputFile(path: source.path, source: source.lastPathComponent))
@@ -40,7 +41,13 @@ struct BudgetTests {
             }
             for attachment in item.attachments {
                 let bytes = try Data(contentsOf: out.appendingPathComponent(attachment.file)).count
-                let budget = attachment.role == .thumbnail ? profile.budgets.thumbnail : profile.budgets.expanded
+                // The Android image has its own budget, outside the iOS notification's.
+                let budget =
+                    switch attachment.role {
+                    case .thumbnail: profile.budgets.thumbnail
+                    case .android: profile.android.budget
+                    default: profile.budgets.expanded
+                    }
                 #expect(bytes == attachment.bytes)
                 #expect(bytes <= budget, "\(attachment.role) \(bytes) > \(budget)")
                 #expect(bytes <= AttachmentType.forExtension(attachment.fileExtension)!.maxBytes)
