@@ -144,7 +144,7 @@ struct S3OutputTests {
         let second = try await s3.run(arguments, in: folder, environment: environment)
         #expect(second.status == 0 && second.output.contains("3 items: 3 ok"), "\(second.output)\n\(second.error)")
         #expect(try await s3.client.listObjects(bucket: s3.bucket, prefix: "p/q/") == before)
-        #expect(before.count == 3 * 2 + 3, "two files per photo, manifest.json, manifest.ndjson, preview.html")
+        #expect(before.count == 3 * 3 + 3, "three files per photo (thumbnail, expanded, Android), manifest.json, manifest.ndjson, preview.html")
     }
 
     @Test("a missing bucket, missing credentials and a server that does not answer: exit 2 before any work")
