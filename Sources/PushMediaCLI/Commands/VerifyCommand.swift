@@ -82,7 +82,7 @@ struct VerifyCommand: AsyncParsableCommand {
         do {
             survey = try ManifestURLs.survey(file, builder: builder, limits: limits)
         } catch let error as PublishedURLError {
-            printError("error: \(error)")
+            printError("error: \(TerminalText.escaped("\(error)"))")
             throw ExitCode(2)
         } catch {
             printError("error: cannot read manifest \(manifest): \(error)")
@@ -129,7 +129,8 @@ struct VerifyCommand: AsyncParsableCommand {
         if json {
             print(try line(summary))
         } else {
-            for text in table.lines(summary) { print(text) }
+            // A line names a source and a URL from the manifest: each is one line on the screen.
+            for text in table.lines(summary) { print(TerminalText.escaped(text)) }
         }
         if summary.failed > 0 { throw ExitCode(1) }
     }
