@@ -46,6 +46,10 @@ struct PayloadCommand: ParsableCommand {
     @Flag(name: .long, help: "Indent the JSON (the size limit always counts the compact form).")
     var pretty = false
 
+    func validate() throws {
+        if let baseURL { try Setting.checkBaseURL(baseURL, named: "--base-url") }
+    }
+
     func run() throws {
         let item = try Self.lookUp(item, in: manifest)
         do {

@@ -58,6 +58,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !manifest.isEmpty else { throw ValidationError("--manifest must name a file") }
+        if let baseURL { try Setting.checkBaseURL(baseURL, named: "--base-url") }
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 64, got \(concurrency)") }
         for (flag, value) in [("--ios-seconds", iosSeconds), ("--fcm-seconds", fcmSeconds)] {
             if let value, !(value > 0 && value <= 600) { throw ValidationError("\(flag) must be more than 0 and at most 600, got \(value)") }
