@@ -41,13 +41,20 @@ enum Setting {
         return value
     }
 
-    /// Checks an https base URL.
+    /// The base URL from `--base-url` or PUSHMEDIA_BASE_URL, checked (``checkBaseURL(_:named:)``).
     static func baseURL(_ flag: String?) throws -> String? {
         guard let baseURL = value(flag, Self.baseURL) else { return nil }
-        guard let url = URL(string: baseURL), url.scheme == "https", url.host?.isEmpty == false else {
-            throw ValidationError("--base-url (or \(Self.baseURL)) must be an absolute https URL, got \"\(baseURL)\"")
-        }
+        try checkBaseURL(baseURL, named: flag == nil ? Self.baseURL : "--base-url")
         return baseURL
+    }
+
+    /// A usage error (exit 2) unless `baseURL` is a prefix every attachment's URL can be made
+    /// from (``BaseURL/problem(_:)``); the message gives the reason and the value, escaped.
+    static func checkBaseURL(_ baseURL: String, named name: String) throws {
+        guard let problem = BaseURL.problem(baseURL) else { return }
+        throw ValidationError(
+            "\(name) \"\(TerminalText.escaped(baseURL))\" \(problem): give the https URL prefix the outputs are served under, "
+                + "such as https://cdn.example.com/campaigns/spring")
     }
 
     /// The profile from `--profile` or PUSHMEDIA_PROFILE, else the defaults.

@@ -3,6 +3,8 @@ import PushMediaModel
 import PushMediaWorker
 
 /// Progress on standard error: a redrawn bar on a terminal, one plain line per item otherwise.
+/// Names and messages are shown escaped (``TerminalText``): a file's name cannot draw a line of
+/// its own nor send the terminal a control sequence.
 final class ProgressReporter: @unchecked Sendable {
     private let interactive: Bool
     private let lock = NSLock()
@@ -23,8 +25,9 @@ final class ProgressReporter: @unchecked Sendable {
             let width = 30
             let filled = total == 0 ? width : width * min(done, total) / total
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            let name = name.count > 40 ? "…" + name.suffix(39) : name
-            printError(String(format: "\r\u{1B}[2K%@ %d/%d %@", bar, done, total, name), newline: false)
+            let name = TerminalText.escaped(name)
+            let shown = name.count > 40 ? "…" + name.suffix(39) : name
+            printError(String(format: "\r\u{1B}[2K%@ %d/%d %@", bar, done, total, shown), newline: false)
         } else if let line = line() {
             printError(line)
         }
@@ -36,15 +39,16 @@ final class ProgressReporter: @unchecked Sendable {
 
     static func line(for item: ItemEvent) -> String {
         let counter = "[\(item.done)/\(item.total)]"
+        let source = TerminalText.escaped(item.source)
         switch item.status {
         case .ok:
             let files = item.attachments.map { file in
                 let size = file.width.flatMap { w in file.height.map { " \(w)x\($0)" } } ?? ""
                 return "\(file.role.rawValue)\(size) \(formatBytes(file.bytes))"
             }
-            return "\(counter) ok     \(item.source): " + files.joined(separator: ", ")
+            return "\(counter) ok     \(source): " + files.joined(separator: ", ")
         case .failed:
-            return "\(counter) failed \(item.source): \(item.code?.rawValue ?? "?"): \(item.message ?? "")"
+            return "\(counter) failed \(source): \(item.code?.rawValue ?? "?"): \(TerminalText.escaped(item.message ?? ""))"
         }
     }
 

@@ -93,7 +93,8 @@ public enum PushMediaMain {
     static func fail(_ error: Error) -> Never {
         let code = PushMediaCommand.exitCode(for: error)
         if code == .validationFailure || (code == .failure && !(error is ExitCode)) {
-            FileHandle.standardError.write(Data((PushMediaCommand.fullMessage(for: error) + "\n").utf8))
+            let message = TerminalText.escaped(PushMediaCommand.fullMessage(for: error), keepingLineFeeds: true)
+            FileHandle.standardError.write(Data((message + "\n").utf8))
             exit(2)
         }
         PushMediaCommand.exit(withError: error)
@@ -161,12 +162,13 @@ struct GlobalOptions: ParsableArguments {
         help: "Log level: trace, debug, info, notice, warning, error or critical (default: info for worker, else warning).")
     var logLevel: Logger.Level?
 
-    /// Logs go to standard error. Below `warning`, nothing needs an operator: a worker logs each
-    /// finished job at `info`, so that is its default; the other commands show their own output.
+    /// Logs go to standard error, a line an entry, escaped (``EscapedLogStream``). Below
+    /// `warning`, nothing needs an operator: a worker logs each finished job at `info`, so that
+    /// is its default; the other commands show their own output.
     func bootstrapLogging(default defaultLevel: Logger.Level = .warning) -> Logger {
         let level = logLevel ?? defaultLevel
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StreamLogHandler(label: label, stream: EscapedLogStream())
             handler.logLevel = level
             return handler
         }
@@ -178,9 +180,24 @@ struct GlobalOptions: ParsableArguments {
 // Log levels are flags (`--log-level`); neither swift-log nor swift-argument-parser declares it.
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
-/// Writes to standard error.
+/// Writes to standard error, with every control character but LF escaped (``TerminalText``):
+/// what a message quotes (a path, a library's error) cannot send the terminal a sequence. A
+/// message that quotes a name escapes the name itself too, so that it cannot begin a line.
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escaped(text, keepingLineFeeds: true) + "\n").utf8))
+}
+
+/// Standard error for the log handler: each entry (one write, ending in LF) with every control
+/// character in it escaped, so a name or message in a log line cannot end the line and forge
+/// another, nor reach the terminal as a sequence.
+struct EscapedLogStream: TextOutputStream, Sendable {
+    mutating func write(_ string: String) {
+        var scalars = string.unicodeScalars
+        let ended = scalars.last == "\n"
+        if ended { scalars.removeLast() }
+        let line = TerminalText.escaped(String(scalars)) + (ended ? "\n" : "")
+        FileHandle.standardError.write(Data(line.utf8))
+    }
 }
 
 /// Reads a manifest for a command; a missing or foreign file is an error on standard error and

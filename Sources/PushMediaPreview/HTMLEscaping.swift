@@ -77,6 +77,13 @@ public struct HTML: Sendable, Equatable, CustomStringConvertible {
         HTML(trusted: HTMLEscaping.text(string))
     }
 
+    /// The string as escaped text in a `<bdi>` element, isolated from the text around it: a
+    /// name holding U+202E (RIGHT-TO-LEFT OVERRIDE) shows reversed itself, but cannot reverse
+    /// what follows it. Templates isolate each `{{source}}` the same way.
+    public static func isolated(_ string: String) -> HTML {
+        HTML(trusted: "<bdi>" + HTMLEscaping.text(string) + "</bdi>")
+    }
+
     /// Nothing.
     public static let empty = HTML(trusted: "")
 

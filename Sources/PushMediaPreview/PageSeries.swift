@@ -48,12 +48,14 @@ struct BookChrome {
             ])
         }
         let count = "\(fragments.count) \(fragments.count == 1 ? "item" : "items") on this page"
-        let range = first == last ? "\(first) · \(count)" : "\(first) – \(last) · \(count)"
+        // Each source isolated (`<bdi>`): a name's bidi controls cannot reorder the rest of the line.
+        let sources = first == last ? HTML.isolated(first).markup : HTML.isolated(first).markup + " – " + HTML.isolated(last).markup
+        let range = HTML(trusted: sources + " · " + HTMLEscaping.text(count))
         let next = hasNext ? pagerLink("next", PageSeries.fileName(kind, page + 1), "Next →") : .empty
         return PreviewTemplate.bookPageTail.fill([
             "next": .html(next),
             "heading": .text("\(kind.title) · page \(page)"),
-            "range": .text(range),
+            "range": .html(range),
             "generatedAt": .text(generatedAt),
             "profile": .text(profile.name),
             "generator": .attribute(generatorName),

@@ -47,7 +47,7 @@ extension PreviewTemplate {
     static let oversizeItem = Template(
         #"""
         <article class="item oversize" id="{{anchor}}" data-source="{{sourceAttr}}">
-          <header class="item-head"><h2 class="source">{{source}}{{encoding}}</h2></header>
+          <header class="item-head"><h2 class="source"><bdi>{{source}}</bdi>{{encoding}}</h2></header>
           <p class="note">{{text}}</p>
         </article>
         """#)
@@ -55,7 +55,7 @@ extension PreviewTemplate {
     /// A failed item on the summary: the row of the failures table, linked to its page.
     static let failureLinkRow = Template(
         #"""
-              <tr class="failure"><th scope="row" class="source"><a href="{{href}}">{{source}}</a>{{encoding}}</th><td>{{kind}}</td><td><code class="code">{{code}}</code></td><td class="message">{{message}}</td></tr>
+              <tr class="failure"><th scope="row" class="source"><a href="{{href}}"><bdi>{{source}}</bdi></a>{{encoding}}</th><td>{{kind}}</td><td><code class="code">{{code}}</code></td><td class="message">{{message}}</td></tr>
         """#)
 
     /// The items with warnings (on the summary: the first ones, then `more`; on a page: its rows).
@@ -75,7 +75,7 @@ extension PreviewTemplate {
     /// One item with warnings, linked to its card (or failure row).
     static let warnedRow = Template(
         #"""
-              <tr class="warned"><th scope="row" class="source"><a href="{{href}}">{{source}}</a>{{encoding}}</th><td>{{warnings}}</td></tr>
+              <tr class="warned"><th scope="row" class="source"><a href="{{href}}"><bdi>{{source}}</bdi></a>{{encoding}}</th><td>{{warnings}}</td></tr>
         """#)
 
     /// The attachments largest against their budget (or Apple's limit when no budget is set).
@@ -94,7 +94,7 @@ extension PreviewTemplate {
     /// One attachment in the outliers table: its item, how far over, and its size row.
     static let outlierRow = Template(
         #"""
-              <tr class="outlier {{state}}" data-ratio="{{ratio}}"><th scope="row" class="source"><a href="{{href}}">{{source}}</a>{{encoding}}</th><td class="num">{{ratioText}}</td><td>{{size}}</td></tr>
+              <tr class="outlier {{state}}" data-ratio="{{ratio}}"><th scope="row" class="source"><a href="{{href}}"><bdi>{{source}}</bdi></a>{{encoding}}</th><td class="num">{{ratioText}}</td><td>{{size}}</td></tr>
         """#)
 
     /// A plain panel around a section of the summary.

@@ -44,7 +44,7 @@ enum PreviewTemplate {
             <div class="stat {{failedClass}}"><dt>Failed</dt><dd>{{failed}}</dd></div>
             <div class="stat {{warnedClass}}"><dt>With warnings</dt><dd>{{warned}}</dd></div>
             <div class="stat"><dt>To host</dt><dd data-bytes="{{bytesToHostRaw}}">{{bytesToHost}}</dd><span class="sub">{{filesToHost}}</span></div>
-            <div class="stat"><dt>Largest attachment</dt><dd>{{largestBytes}}</dd><span class="sub">{{largestDetail}}</span></div>
+            <div class="stat"><dt>Largest attachment</dt><dd>{{largestBytes}}</dd><span class="sub"><bdi>{{largestDetail}}</bdi></span></div>
             <div class="stat {{androidOverClass}}"><dt>Android over budget</dt><dd data-android-over="{{androidOver}}">{{androidOver}}</dd><span class="sub">over its budget, 1 MiB or FCM's 5 s</span></div>
           </dl>
           {{estimates}}
@@ -86,7 +86,7 @@ enum PreviewTemplate {
     /// One row of the download-time table.
     static let estimateRow = Template(
         #"""
-              <tr class="estimate {{state}}" data-seconds="{{secondsRaw}}"><th scope="row"><a href="{{href}}">{{source}}</a>{{encoding}}</th><td class="num">{{bytes}}</td><td class="barcell">{{bar}}</td><td class="num">{{seconds}}</td></tr>
+              <tr class="estimate {{state}}" data-seconds="{{secondsRaw}}"><th scope="row"><a href="{{href}}"><bdi>{{source}}</bdi></a>{{encoding}}</th><td class="num">{{bytes}}</td><td class="barcell">{{bar}}</td><td class="num">{{seconds}}</td></tr>
         """#)
 
     /// The failures section, above the items.
@@ -106,7 +106,7 @@ enum PreviewTemplate {
     /// One failed item.
     static let failureRow = Template(
         #"""
-              <tr class="failure" id="{{anchor}}" data-source="{{sourceAttr}}"><th scope="row" class="source">{{source}}{{encoding}}</th><td>{{kind}}</td><td><code class="code">{{code}}</code></td><td class="message">{{message}}</td></tr>
+              <tr class="failure" id="{{anchor}}" data-source="{{sourceAttr}}"><th scope="row" class="source"><bdi>{{source}}</bdi>{{encoding}}</th><td>{{kind}}</td><td><code class="code">{{code}}</code></td><td class="message">{{message}}</td></tr>
         """#)
 
     /// One item that was processed: collapsed and expanded notification, sizes, warnings.
@@ -114,7 +114,7 @@ enum PreviewTemplate {
         #"""
         <article class="item" id="{{anchor}}" data-source="{{sourceAttr}}">
           <header class="item-head">
-            <h2 class="source">{{source}}{{encoding}}</h2>
+            <h2 class="source"><bdi>{{source}}</bdi>{{encoding}}</h2>
             <span class="badge">{{kind}}</span>
             <span class="probe">{{probe}}</span>
           </header>

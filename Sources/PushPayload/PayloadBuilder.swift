@@ -248,7 +248,7 @@ public struct PayloadBuilder: Sendable {
 
     private func resolvedBaseURL() throws(PayloadError) -> String? {
         guard let baseURL else { return nil }
-        if let reason = Self.httpsProblem(baseURL) { throw .invalidBaseURL(baseURL, reason: reason) }
+        if let reason = BaseURL.problem(baseURL) { throw .invalidBaseURL(baseURL, reason: reason) }
         return baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
     }
 

@@ -46,6 +46,10 @@ struct PayloadCommand: ParsableCommand {
     @Flag(name: .long, help: "Indent the JSON (the size limit always counts the compact form).")
     var pretty = false
 
+    func validate() throws {
+        if let baseURL { try Setting.checkBaseURL(baseURL, named: "--base-url") }
+    }
+
     func run() throws {
         let item = try Self.lookUp(item, in: manifest)
         do {
@@ -55,7 +59,7 @@ struct PayloadCommand: ParsableCommand {
             printError("\(format.rawValue) payload: \(payload.byteCount) of \(payload.byteLimit) bytes")
             print(pretty ? payload.prettyString : payload.compactString)
         } catch {
-            printError("error: \(error.description)")
+            printError("error: \(TerminalText.escaped(error.description))")
             throw ExitCode(1)
         }
     }
@@ -73,7 +77,7 @@ extension PayloadCommand {
             do {
                 return try PayloadBuilder.item(source: source, in: manifest)
             } catch {
-                printError("error: \(error.description)")
+                printError("error: \(TerminalText.escaped(error.description))")
                 throw ExitCode(1)
             }
         }
@@ -97,7 +101,7 @@ extension PayloadCommand {
         guard let found else {
             // The message names ten sources and the count, as for a JSON manifest.
             let error = PayloadError.itemNotFound(source: source, known: known + Array(repeating: "", count: max(0, count - known.count)))
-            printError("error: \(error.description)")
+            printError("error: \(TerminalText.escaped(error.description))")
             throw ExitCode(1)
         }
         return found

@@ -19,7 +19,7 @@ struct ProbeCommand: ParsableCommand {
         do {
             result = try MediaProber.probe(path: file)
         } catch {
-            printError("\(file): \(error.code.rawValue): \(error.message)")
+            printError(TerminalText.escaped("\(file): \(error.code.rawValue): \(error.message)"))
             throw ExitCode(1)
         }
         if json {
@@ -29,7 +29,9 @@ struct ProbeCommand: ParsableCommand {
             return
         }
         let p = result.probe
-        var lines = ["file:        \(file)", "kind:        \(result.kind.rawValue)", "format:      \(p.format) (\(p.mimeType ?? "?"))"]
+        var lines = [
+            "file:        \(TerminalText.escaped(file))", "kind:        \(result.kind.rawValue)", "format:      \(p.format) (\(p.mimeType ?? "?"))",
+        ]
         if let w = p.width, let h = p.height { lines.append("size:        \(w)x\(h) (as displayed)") }
         if let o = p.orientation { lines.append("orientation: \(o) (EXIF)") }
         if let b = p.bands, let d = p.bitDepth { lines.append("pixels:      \(b) bands, \(d)-bit, \(p.colourSpace ?? "?")") }

@@ -158,7 +158,8 @@ struct ProcessCommand: AsyncParsableCommand {
             print("preview:  \(summary.preview)")
             if baseURL != nil { print("verify:   \(VerifyCommand.suggestion(manifest: summary.ndjson))") }
             for item in result.failed {
-                print("  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")")
+                let line = "  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")"
+                print(TerminalText.escaped(line))
             }
             if summary.failed > result.failed.count {
                 print("  … and \(summary.failed - result.failed.count) more failed: see the manifest")

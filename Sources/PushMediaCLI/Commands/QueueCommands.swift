@@ -186,7 +186,8 @@ struct StatusCommand: AsyncParsableCommand {
                     + "\(c[.succeeded]) succeeded, \(c[.failed]) failed, \(c[.dead]) dead; \(throughput.description)")
         }
         for job in dead {
-            print("  dead \(job.campaign) \(job.source): \(job.lastError?.description ?? "no error recorded") (\(job.attempts) attempts)")
+            let line = "  dead \(job.campaign) \(job.source): \(job.lastError?.description ?? "no error recorded") (\(job.attempts) attempts)"
+            print(TerminalText.escaped(line))
         }
         if deadTotal > dead.count {
             print("  … and \(deadTotal - dead.count) more dead jobs (the manifest lists every one: pushmedia manifest)")

@@ -58,6 +58,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !manifest.isEmpty else { throw ValidationError("--manifest must name a file") }
+        if let baseURL { try Setting.checkBaseURL(baseURL, named: "--base-url") }
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 64, got \(concurrency)") }
         for (flag, value) in [("--ios-seconds", iosSeconds), ("--fcm-seconds", fcmSeconds)] {
             if let value, !(value > 0 && value <= 600) { throw ValidationError("\(flag) must be more than 0 and at most 600, got \(value)") }
@@ -82,7 +83,7 @@ struct VerifyCommand: AsyncParsableCommand {
         do {
             survey = try ManifestURLs.survey(file, builder: builder, limits: limits)
         } catch let error as PublishedURLError {
-            printError("error: \(error)")
+            printError("error: \(TerminalText.escaped("\(error)"))")
             throw ExitCode(2)
         } catch {
             printError("error: cannot read manifest \(manifest): \(error)")
@@ -129,7 +130,8 @@ struct VerifyCommand: AsyncParsableCommand {
         if json {
             print(try line(summary))
         } else {
-            for text in table.lines(summary) { print(text) }
+            // A line names a source and a URL from the manifest: each is one line on the screen.
+            for text in table.lines(summary) { print(TerminalText.escaped(text)) }
         }
         if summary.failed > 0 { throw ExitCode(1) }
     }
