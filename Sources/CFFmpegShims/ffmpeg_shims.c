@@ -19,6 +19,12 @@ int pm_averror_exit(void) { return AVERROR_EXIT; }
 
 int pm_averror_format_mismatch(void) { return PM_AVERROR_FORMAT_MISMATCH; }
 
+int pm_averror_invalid_data(void) { return AVERROR_INVALIDDATA; }
+
+int pm_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+
+int pm_averror_patch_welcome(void) { return AVERROR_PATCHWELCOME; }
+
 void pm_av_strerror(int errnum, char *buf, size_t size) {
     if (errnum == PM_AVERROR_FORMAT_MISMATCH) {
         snprintf(buf, size, "the content is not the format its first bytes name");

@@ -50,6 +50,57 @@ struct ErrorClassificationTests {
         }
     }
 
+    @Test("inputs FFmpeg cannot decode end at attempt 1: a WAV of 158 bits a sample, WebMs with damaged headers or frames")
+    func undecodableInputsEndAtFirstAttempt() async throws {
+        let folder = try Support.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let root = folder.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        // Over the audio budget, so it is transcoded (a WAV within it would be kept as it is).
+        try Self.wav(bitsPerSample: 158, dataBytes: 6_000_000).write(to: root.appendingPathComponent("bits158.wav"))
+        let damaged = Support.packageRoot.appendingPathComponent("Tests/Inputs/damaged")
+        for name in ["vp8-vorbis-damaged-headers.webm", "vp9-opus-damaged-clusters.webm"] {
+            try FileManager.default.copyItem(at: damaged.appendingPathComponent(name), to: root.appendingPathComponent(name))
+        }
+        let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
+        let enqueued = try await Support.run(
+            Support.pushmedia, ["enqueue", "--queue", queue, "--campaign", "c", "--root", root.path, "--max-attempts", "3", root.path], in: folder)
+        #expect(enqueued.status == 0, "\(enqueued.error)")
+        let worker = try await Support.run(
+            Support.pushmedia,
+            ["worker", "--queue", queue, "--out", folder.appendingPathComponent("out").path, "--root", root.path, "--campaign", "c", "--drain"],
+            in: folder)
+        #expect(worker.status == 0, "\(worker.error)")
+        let jobs = try await Support.jobs(queue, campaign: "c")
+        let expected: [String: ErrorCode] = [
+            "bits158.wav": .unsupportedType, "vp8-vorbis-damaged-headers.webm": .corruptInput, "vp9-opus-damaged-clusters.webm": .corruptInput,
+        ]
+        #expect(Set(jobs.map(\.source)) == Set(expected.keys))
+        for job in jobs {
+            #expect(job.state == .failed && job.attempts == 1 && job.lastError?.code == expected[job.source]?.rawValue, "\(job)")
+        }
+    }
+
+    /// A PCM WAV file whose header declares `bitsPerSample` (FFmpeg has no PCM decoder for 158).
+    static func wav(bitsPerSample: Int, dataBytes: Int) -> Data {
+        var data = Data()
+        func append(_ value: Int, _ bytes: Int) { for i in 0..<bytes { data.append(UInt8((value >> (8 * i)) & 0xFF)) } }
+        data.append(contentsOf: Array("RIFF".utf8))
+        append(36 + dataBytes, 4)
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        append(16, 4)
+        append(1, 2) // PCM
+        append(2, 2) // channels
+        append(44100, 4)
+        append(44100 * 4, 4) // bytes a second, as for 16 bits
+        append(4, 2) // block align
+        append(bitsPerSample, 2)
+        data.append(contentsOf: Array("data".utf8))
+        append(dataBytes, 4)
+        data.append(Data(count: dataBytes))
+        return data
+    }
+
     @Test("the table: input and settings failures are permanent, the rest transient")
     func table() {
         for code: ErrorCode in [

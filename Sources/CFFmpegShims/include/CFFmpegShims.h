@@ -28,6 +28,11 @@ int pm_averror_exit(void);
 /// What pm_av_open returns when FFmpeg's own probes are sure the file is a format PushMedia
 /// does not accept (a playlist, a concat list, an image behind an ID3 tag, ...).
 int pm_averror_format_mismatch(void);
+/// AVERROR_INVALIDDATA, AVERROR_DECODER_NOT_FOUND and AVERROR_PATCHWELCOME (macros in C): what
+/// FFmpeg says of an input it cannot decode, so that such an item fails for good at once.
+int pm_averror_invalid_data(void);
+int pm_averror_decoder_not_found(void);
+int pm_averror_patch_welcome(void);
 /// av_strerror into buf (av_err2str is a macro).
 void pm_av_strerror(int errnum, char *buf, size_t size);
 

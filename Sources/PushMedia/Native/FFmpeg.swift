@@ -32,6 +32,18 @@ enum FFmpeg {
     /// does not accept.
     static var formatMismatch: Int32 { pm_averror_format_mismatch() }
 
+    /// What FFmpeg says of the input itself when it cannot be decoded: damaged data
+    /// (`AVERROR_INVALIDDATA`), a stream no decoder of this build reads (`AVERROR_DECODER_NOT_FOUND`:
+    /// FFmpeg found no codec for what the header declares, such as PCM of 158 bits a sample), a
+    /// feature FFmpeg does not implement (`AVERROR_PATCHWELCOME`). Retrying meets the same bytes.
+    static func inputFault(_ code: Int32) -> ErrorCode? {
+        switch code {
+        case pm_averror_invalid_data(): .corruptInput
+        case pm_averror_decoder_not_found(), pm_averror_patch_welcome(): .unsupportedType
+        default: nil
+        }
+    }
+
     /// The demuxer FFmpeg must open a file of `format` with (``MediaFormat/demuxer``); anything
     /// else is refused before FFmpeg sees it.
     static func demuxer(for format: MediaFormat?) throws -> String {

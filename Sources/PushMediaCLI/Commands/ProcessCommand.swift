@@ -124,7 +124,7 @@ struct ProcessCommand: AsyncParsableCommand {
         }
         // Ctrl-C or SIGTERM cancels the run: the jobs in progress go back to the queue uncounted
         // (a run killed outright costs their attempts, docs/queue.md), and the command ends.
-        let interruption = Interruption { running.cancel() }
+        let interruption = Interruption { _ in running.cancel() }
         do {
             result = try await running.value
             await preparing.finished()

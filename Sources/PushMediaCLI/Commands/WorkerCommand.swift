@@ -24,7 +24,9 @@ struct WorkerCommand: AsyncParsableCommand {
         discussion: """
             On SIGTERM or SIGINT the worker stops claiming, lets running jobs finish within the grace \
             period, and gives the rest back to the queue for another worker. Outputs go to --out, which \
-            several workers (on several machines) may share as a mounted volume.
+            several workers (on several machines) may share as a mounted volume. With --drain the \
+            same happens on a signal, and the worker then exits 130 (SIGINT) or 143 (SIGTERM): the \
+            queue was not drained. A second signal ends it at once.
             """
     )
 
@@ -118,6 +120,17 @@ struct WorkerCommand: AsyncParsableCommand {
             metadata: [
                 "owner": "\(worker.configuration.owner)", "concurrency": "\(concurrency)", "out": "\(bucket?.location.description ?? out.path)",
             ])
+        // Draining ends by itself, so signals are caught here rather than by a service group: the
+        // first one begins the graceful shutdown (stop claiming, finish within the grace period,
+        // give the rest back uncounted), and the exit status then says the drain did not finish.
+        let grace = gracePeriod
+        let interruption =
+            drain
+            ? Interruption { signal in
+                worker.beginShutdown()
+                printError(
+                    "\(Interruption.name(signal)): stopping the drain: no more jobs are claimed; the running ones get \(grace) s to finish")
+            } : nil
         do {
             if drain, let metricsPort {
                 // Draining with metrics: the server runs beside the drain and closes when it ends
@@ -154,6 +167,10 @@ struct WorkerCommand: AsyncParsableCommand {
         await queue.close()
         await handler.isolation?.close()
         logger.notice("worker stopped", metadata: ["owner": "\(worker.configuration.owner)"])
+        if let signal = interruption?.signal {
+            printError("\(Interruption.name(signal)): stopped before the queue was drained; the jobs in progress were finished or given back")
+            throw ExitCode(128 + signal)
+        }
     }
 }
 

@@ -184,6 +184,10 @@ struct PreparedMedia {
         if let posix = OutputStore.storageErrnos.subtracting([EIO]).first(where: { FFmpeg.averror($0) == error.code }) {
             return ItemError(.storageFailed, "cannot \(what): \(String(cString: strerror(posix)))")
         }
+        // A fault of the input is permanent: every attempt would read the same bytes.
+        if let code = FFmpeg.inputFault(error.code) {
+            return ItemError(code, "cannot \(what): \(error.description)")
+        }
         return ItemError(.encodeFailed, "cannot \(what): \(error.description)")
     }
 }
