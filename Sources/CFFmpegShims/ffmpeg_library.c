@@ -109,6 +109,7 @@ static const char *const pm_ffmpeg_sonames[PM_FFMPEG_LIBRARIES] = {
     F(PM_AVCODEC, unsigned, avcodec_version, (void), ()) \
     F(PM_AVFORMAT, const AVInputFormat *, av_find_input_format, (const char *short_name), (short_name)) \
     F(PM_AVFORMAT, AVRational, av_guess_frame_rate, (AVFormatContext *ctx, AVStream *stream, AVFrame *frame), (ctx, stream, frame)) \
+    F(PM_AVFORMAT, AVRational, av_guess_sample_aspect_ratio, (AVFormatContext *format, AVStream *stream, AVFrame *frame), (format, stream, frame)) \
     F(PM_AVFORMAT, int, av_interleaved_write_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt)) \
     F(PM_AVFORMAT, const AVInputFormat *, av_probe_input_format2, (const AVProbeData *pd, int is_opened, int *score_max), (pd, is_opened, score_max)) \
     F(PM_AVFORMAT, int, av_read_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt)) \

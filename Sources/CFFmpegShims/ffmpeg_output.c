@@ -10,6 +10,9 @@ int pm_open_output(const char *path, AVFormatContext **out) {
     int result = avformat_alloc_output_context2(&context, NULL, NULL, path);
     if (result < 0) return result;
     if (!context) return AVERROR(EINVAL);
+    // No library version (the "encoder" tag) or wall-clock time in the file: the same streams
+    // give the same bytes whichever build or moment wrote them.
+    context->flags |= AVFMT_FLAG_BITEXACT;
     *out = context;
     return 0;
 }

@@ -103,7 +103,9 @@ void pm_video_reader_frame_size(const pm_video_reader *r, int *width, int *heigh
     const AVFrame *f = r->frame;
     *width = r->has_frame ? f->width : r->decoder->width;
     *height = r->has_frame ? f->height : r->decoder->height;
-    AVRational sar = r->has_frame && f->sample_aspect_ratio.num > 0 ? f->sample_aspect_ratio : r->decoder->sample_aspect_ratio;
+    // The container's ratio wins over the codec's (Matroska's display size), as players show it.
+    AVRational sar = av_guess_sample_aspect_ratio(r->format, r->format->streams[r->stream], r->has_frame ? f : NULL);
+    if (sar.num <= 0 || sar.den <= 0) sar = r->decoder->sample_aspect_ratio;
     *sar_num = sar.num > 0 && sar.den > 0 ? sar.num : 1;
     *sar_den = sar.num > 0 && sar.den > 0 ? sar.den : 1;
 }

@@ -66,7 +66,7 @@ static int pm_setup_video(pm_transcoder *t) {
     t->venc->rc_max_rate = p->video_max_rate;
     t->venc->rc_buffer_size = p->video_buffer_size;
     t->venc->gop_size = p->gop_size;
-    t->venc->thread_count = 0;
+    t->venc->thread_count = p->video_threads;
     t->venc->color_range = AVCOL_RANGE_MPEG;
     if (t->out->oformat->flags & AVFMT_GLOBALHEADER) t->venc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     av_opt_set(t->venc->priv_data, "preset", p->preset, 0);

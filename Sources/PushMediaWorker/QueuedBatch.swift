@@ -126,6 +126,7 @@ public struct QueuedBatch: Sendable {
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         let lock = try RunLock(path: state.appendingPathComponent("lock").path)
         defer { lock.release() }
+        Self.removeLeftovers(in: outputDirectory)
 
         let campaign = "process:" + inputDirectory.path
         let profileKey = try ProfileKey.encode(profile)
@@ -143,6 +144,37 @@ public struct QueuedBatch: Sendable {
         }
         onEvent(.summary(result.summary))
         return result
+    }
+
+    /// Removes the hidden temporary files a killed run left in `folder` and its shard folders:
+    /// media being made (`.pushmedia-<UUID>.<ext>`) and files being written before their rename
+    /// (`.<name>.<UUID>.tmp`). Only those names, only regular files; under the run lock no
+    /// other run is writing them.
+    static func removeLeftovers(in folder: URL) {
+        let files = FileManager.default
+        func isLeftover(_ name: String) -> Bool {
+            if name.hasPrefix(".pushmedia-") {
+                return UUID(uuidString: String(name.dropFirst(".pushmedia-".count).prefix { $0 != "." })) != nil
+            }
+            guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+            let stem = name.dropLast(".tmp".count)
+            guard let dot = stem.lastIndex(of: "."), dot > stem.startIndex else { return false }
+            return UUID(uuidString: String(stem[stem.index(after: dot)...])) != nil
+        }
+        func sweep(_ directory: URL, shards: Bool) {
+            guard let names = try? files.contentsOfDirectory(atPath: directory.path) else { return }
+            for name in names {
+                let entry = directory.appendingPathComponent(name)
+                var info = stat()
+                guard lstat(entry.path, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFREG && isLeftover(name) {
+                    try? files.removeItem(at: entry)
+                } else if shards && (info.st_mode & S_IFMT) == S_IFDIR && name.count == 2 && name.allSatisfy(\.isHexDigit) {
+                    sweep(entry, shards: false)
+                }
+            }
+        }
+        sweep(folder, shards: true)
     }
 
     /// The inputs of this run, as far as later steps need them: how many, which (by a hash of

@@ -134,6 +134,28 @@ struct MediaPipelineTests {
         try Self.expectNoLeftovers(out)
     }
 
+    @Test("a WebM whose aspect is set only in the container (Matroska's display size) is written at that aspect")
+    func containerAspect() throws {
+        let folder = try Fixtures.temporaryFolder()
+        // 640×480 stored, shown 16:9 (DisplayWidth/DisplayHeight): VP9's own header says square.
+        let input = try MediaFactory.make(
+            "wide.webm", in: folder,
+            [
+                "-f", "lavfi", "-i", "testsrc2=s=640x480:r=25:d=2", "-an", "-c:v", "libvpx-vp9", "-deadline", "realtime",
+                "-cpu-used", "8", "-b:v", "300k", "-aspect", "16:9",
+            ])
+        let out = folder.appendingPathComponent("out")
+        let item = Self.process(input, out: out)
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        let media = try #require(item.attachment(.media))
+        let probed = try MediaFactory.probe(try Self.file(media, in: out))
+        let width = try #require(probed.video?["width"] as? Int)
+        let height = try #require(probed.video?["height"] as? Int)
+        #expect(width == 852 && height == 480, "written \(width)×\(height)")
+        #expect(["1:1", nil].contains(probed.video?["sample_aspect_ratio"] as? String))
+        #expect(media.width == width && media.height == height)
+    }
+
     @Test("an MP4 far over 50 MB is transcoded to 720p within what the notification's delivery budget leaves")
     func hugeMP4() throws {
         let folder = try Fixtures.temporaryFolder()

@@ -109,6 +109,30 @@ struct BatchRunTests {
         }
         #expect(FileManager.default.fileExists(atPath: summary.preview))
     }
+
+    @Test("a killed run's hidden temporary files are removed by the next run; other files stay")
+    func leftoversRemoved() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = folder.appendingPathComponent("in")
+        let out = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: out.appendingPathComponent("ab"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Support.packageRoot.appendingPathComponent("Fixtures/photos/landscape.jpg"), to: input.appendingPathComponent("a.jpg"))
+        let leftovers = [
+            ".pushmedia-\(UUID().uuidString).mp4", ".0123456789abcdef-media.mp4.\(UUID().uuidString).tmp",
+            "ab/.ab23456789abcdef-thumb.jpg.\(UUID().uuidString).tmp",
+        ]
+        let kept = [".notes.tmp", ".pushmedia-notes.txt", "readme.txt", "ab/.x.tmp"]
+        for name in leftovers + kept { try Data("partial".utf8).write(to: out.appendingPathComponent(name)) }
+        let manifest = try await QueuedBatch(
+            inputDirectory: input, outputDirectory: out, profile: .default, concurrency: 1, baseURL: "https://cdn.example.com/c"
+        )
+        .run().readManifest()
+        #expect(manifest.summary.ok == 1)
+        for name in leftovers { #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent(name).path), "\(name)") }
+        for name in kept { #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(name).path), "\(name)") }
+    }
 }
 
 /// Events collected from any task.

@@ -102,6 +102,7 @@ typedef struct {
     int gop_size;             ///< frames from one keyframe to the next, at most
     const char *preset;       ///< x264's preset, e.g. "veryfast"
     const char *profile;      ///< x264's profile, e.g. "high"
+    int video_threads;        ///< x264's threads (a fixed count: frame threads under VBV change the bytes run to run)
     // Audio (AAC).
     int64_t audio_bit_rate;   ///< bits/s
     int audio_sample_rate;

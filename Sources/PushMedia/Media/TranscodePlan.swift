@@ -52,6 +52,8 @@ struct TranscodePlan: Equatable {
         /// libx264's preset and profile.
         var preset: String
         var profile: String
+        /// libx264's threads: ``encoderThreads``.
+        var encoderThreads: Int
     }
 
     struct Audio: Equatable {
@@ -68,6 +70,12 @@ struct TranscodePlan: Equatable {
     static let keyframeSeconds = 2.0
     /// H.264 High: what every iPhone and Android phone since 2013 decodes.
     static let x264Profile = "high"
+    /// One libx264 thread. With frame threads, VBV rate control decides each frame's size from
+    /// whichever frames the other threads have finished, so two runs give different bytes (and
+    /// `threads=auto` differs again by core count); one thread gives the same bytes on every run
+    /// and machine. It costs no CPU time (docs/usage.md has the figures) and a worker already
+    /// runs items side by side on the other cores.
+    static let encoderThreads = 1
     /// Frames are dropped to a frame-rate cap when closer than this share of the capped interval
     /// (a little less than the whole, so jitter in a source at the cap drops nothing).
     static let frameGapShare = 0.9
@@ -90,7 +98,8 @@ struct TranscodePlan: Equatable {
         return Video(
             size: PixelSize(width: even(displayWidth), height: even(displayHeight)), frameRate: rate,
             minimumFrameGap: profile.maxFrameRate > 0 ? frameGapShare / profile.maxFrameRate : 0,
-            keyframeInterval: Int(keyframeSeconds * rate.perSecond + 0.5), preset: profile.preset, profile: x264Profile)
+            keyframeInterval: Int(keyframeSeconds * rate.perSecond + 0.5), preset: profile.preset, profile: x264Profile,
+            encoderThreads: encoderThreads)
     }
 
     /// The audio a source's stream of `sampleRate` and `channels` becomes: its rate when AAC

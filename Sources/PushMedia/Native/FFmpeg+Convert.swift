@@ -63,6 +63,7 @@ extension FFmpeg {
                     min_frame_gap: video?.minimumFrameGap ?? 0, video_bit_rate: Int64(settings.videoBitRate),
                     video_max_rate: Int64(control.maxRate), video_buffer_size: Int32(clamping: control.bufferSize),
                     gop_size: Int32(clamping: video?.keyframeInterval ?? 0), preset: preset, profile: profile,
+                    video_threads: Int32(clamping: video?.encoderThreads ?? 1),
                     audio_bit_rate: Int64(settings.audioBitRate), audio_sample_rate: Int32(audio?.sampleRate ?? 0),
                     audio_channels: Int32(audio?.channels ?? 0))
                 return pm_av_transcode(input, demuxer, output, &params, deadline.native, &written, &message, message.count)

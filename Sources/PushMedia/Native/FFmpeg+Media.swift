@@ -50,7 +50,7 @@ extension FFmpeg {
         }
 
         /// What stream `index`'s video is, as a transcode reads it: the coded size, the sample
-        /// aspect ratio and FFmpeg's guess of the frame rate (nil when it is not a video stream).
+        /// aspect ratio (`av_guess_sample_aspect_ratio`) and FFmpeg's guess of the frame rate (nil when it is not a video stream).
         func videoSource(stream index: Int) -> TranscodePlan.VideoSource? {
             withContext { context in
                 guard index >= 0, index < Int(context.pointee.nb_streams), let stream = context.pointee.streams[index],
@@ -59,9 +59,12 @@ extension FFmpeg {
                 func ratio(_ r: AVRational) -> TranscodePlan.Ratio? {
                     r.num > 0 && r.den > 0 ? TranscodePlan.Ratio(numerator: Int(r.num), denominator: Int(r.den)) : nil
                 }
+                // The container's ratio where it gives one (Matroska's display size), else the
+                // codec's: what a player shows.
                 return TranscodePlan.VideoSource(
                     width: Int(parameters.width), height: Int(parameters.height),
-                    sampleAspect: ratio(parameters.sample_aspect_ratio), frameRate: ratio(av_guess_frame_rate(context, stream, nil)))
+                    sampleAspect: ratio(av_guess_sample_aspect_ratio(context, stream, nil)),
+                    frameRate: ratio(av_guess_frame_rate(context, stream, nil)))
             }
         }
 
