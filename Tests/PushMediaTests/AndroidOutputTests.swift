@@ -162,12 +162,10 @@ struct AndroidOutputTests {
         let folder = try Fixtures.temporaryFolder()
         for (width, height) in [(1, 1), (100, 50)] {
             let input = folder.appendingPathComponent("tiny-\(width)x\(height).png")
+            // Debian's Python, which has Pillow (python3-pil), not a pyenv one first on PATH.
             let made = try CommandRunner.run(
-                "/usr/bin/env",
-                [
-                    "python3", "-c", "import sys; from PIL import Image; Image.new('RGB', (\(width), \(height)), (48, 96, 192)).save(sys.argv[1])",
-                    input.path,
-                ])
+                "/usr/bin/python3",
+                ["-c", "import sys; from PIL import Image; Image.new('RGB', (\(width), \(height)), (48, 96, 192)).save(sys.argv[1])", input.path])
             try #require(made.status == 0, "python3-pil: \(made.error)")
             let out = folder.appendingPathComponent("out-\(width)")
             let item = MediaPipelineTests.process(input, out: out)
