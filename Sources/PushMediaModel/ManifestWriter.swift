@@ -130,7 +130,7 @@ public final class ManifestWriter {
 
         init(directory: URL, name: String) throws {
             let target = directory.appendingPathComponent(name)
-            let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+            let temporary = directory.appendingPathComponent(TemporaryFileName.beside(name))
             let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             self.target = target

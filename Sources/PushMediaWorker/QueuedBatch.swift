@@ -146,28 +146,18 @@ public struct QueuedBatch: Sendable {
         return result
     }
 
-    /// Removes the hidden temporary files a killed run left in `folder` and its shard folders:
-    /// media being made (`.pushmedia-<UUID>.<ext>`) and files being written before their rename
-    /// (`.<name>.<UUID>.tmp`). Only those names, only regular files; under the run lock no
-    /// other run is writing them.
+    /// Removes the hidden temporary files a killed run left in `folder` and its shard folders
+    /// (``TemporaryFileName``: media being made, files being written before their rename). Only
+    /// those names, only regular files; under the run lock no other run is writing them.
     static func removeLeftovers(in folder: URL) {
         let files = FileManager.default
-        func isLeftover(_ name: String) -> Bool {
-            if name.hasPrefix(".pushmedia-") {
-                return UUID(uuidString: String(name.dropFirst(".pushmedia-".count).prefix { $0 != "." })) != nil
-            }
-            guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
-            let stem = name.dropLast(".tmp".count)
-            guard let dot = stem.lastIndex(of: "."), dot > stem.startIndex else { return false }
-            return UUID(uuidString: String(stem[stem.index(after: dot)...])) != nil
-        }
         func sweep(_ directory: URL, shards: Bool) {
             guard let names = try? files.contentsOfDirectory(atPath: directory.path) else { return }
             for name in names {
                 let entry = directory.appendingPathComponent(name)
                 var info = stat()
                 guard lstat(entry.path, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFREG && isLeftover(name) {
+                if (info.st_mode & S_IFMT) == S_IFREG && TemporaryFileName.isTemporary(name) {
                     try? files.removeItem(at: entry)
                 } else if shards && (info.st_mode & S_IFMT) == S_IFDIR && name.count == 2 && name.allSatisfy(\.isHexDigit) {
                     sweep(entry, shards: false)

@@ -57,7 +57,7 @@ public struct OutputStore: Sendable {
             guard rename(source.path, target.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             return stored
         }
-        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = folder.appendingPathComponent(TemporaryFileName.beside(target.lastPathComponent))
         do {
             try Self.copyContents(of: source, to: temporary)
             guard rename(temporary.path, target.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

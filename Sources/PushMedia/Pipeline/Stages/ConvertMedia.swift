@@ -62,7 +62,7 @@ struct PreparedMedia {
     private static func temporaryFile(_ run: ItemRun, extension ext: String) throws -> URL {
         let folder = run.options.outputDirectory
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.appendingPathComponent(".pushmedia-\(UUID().uuidString).\(ext)")
+        return folder.appendingPathComponent(TemporaryFileName.media(extension: ext))
     }
 
     private static func remux(_ media: ProbedMedia, _ decision: MediaDecision, _ run: ItemRun) throws -> (media: PreparedMedia, bytes: Int)? {
