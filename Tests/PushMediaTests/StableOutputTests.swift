@@ -28,29 +28,28 @@ struct StableOutputTests {
         }
     }
 
-    @Test("a VP9 WebM transcoded twice gives the same MP4 bytes")
-    func webm() throws {
-        let folder = try Fixtures.temporaryFolder()
-        let input = try MediaFactory.make(
-            "clip.webm", in: folder,
+    /// Movies that need a transcode: a VP9 WebM, and an MP4 whose video is MPEG-4 Part 2.
+    static let movies: [(name: String, arguments: [String])] = [
+        (
+            "clip.webm",
             [
                 "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=3", "-f", "lavfi", "-i", "sine=f=440:d=3",
                 "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "500k", "-c:a", "libopus",
-            ])
-        let runs = try Self.twice(input, in: folder)
-        #expect(runs[0].sha256 == runs[1].sha256)
-        #expect(runs[0].name == runs[1].name)
-    }
-
-    @Test("an MP4 that needs a transcode (MPEG-4 Part 2 video) gives the same bytes twice")
-    func mp4() throws {
-        let folder = try Fixtures.temporaryFolder()
-        let input = try MediaFactory.make(
-            "part2.mp4", in: folder,
+            ]
+        ),
+        (
+            "part2.mp4",
             [
                 "-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=3", "-f", "lavfi", "-i", "sine=f=330:d=3",
                 "-c:v", "mpeg4", "-q:v", "4", "-c:a", "aac",
-            ])
+            ]
+        ),
+    ]
+
+    @Test("a movie transcoded twice (a VP9 WebM, an MPEG-4 Part 2 MP4) gives the same MP4 bytes", arguments: 0..<movies.count)
+    func movie(_ index: Int) throws {
+        let folder = try Fixtures.temporaryFolder()
+        let input = try MediaFactory.make(Self.movies[index].name, in: folder, Self.movies[index].arguments)
         let runs = try Self.twice(input, in: folder)
         #expect(runs[0].sha256 == runs[1].sha256)
         #expect(runs[0].name == runs[1].name)

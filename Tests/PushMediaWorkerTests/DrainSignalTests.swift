@@ -15,12 +15,7 @@ struct DrainSignalTests {
     func givenBack(_ signal: Int32) async throws {
         let folder = try Support.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (queue, input) = try await Self.campaign(in: folder)
-        let gate = try ItemGate(in: folder, holding: ["img001.jpg"])
-        let worker = try BackgroundProcess(
-            Support.pushmediaTesting, Self.worker(queue, input, folder) + ["--grace-period", "1"], in: folder, name: "worker",
-            environment: gate.environment)
-        #expect(await worker.wait(seconds: 300) { gate.isHeld("img001.jpg") }, "\(worker.error)")
+        let (queue, input, gate, worker) = try await Self.holding(grace: 1, in: folder)
         worker.signal(signal)
         let status = await worker.exitStatus(within: 120)
         #expect(worker.process.terminationReason == .exit && status == 128 + signal, "\(status) \(worker.error)")
@@ -38,12 +33,7 @@ struct DrainSignalTests {
     func finishedWithinGrace() async throws {
         let folder = try Support.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (queue, input) = try await Self.campaign(in: folder)
-        let gate = try ItemGate(in: folder, holding: ["img001.jpg"])
-        let worker = try BackgroundProcess(
-            Support.pushmediaTesting, Self.worker(queue, input, folder) + ["--grace-period", "300"], in: folder, name: "worker",
-            environment: gate.environment)
-        #expect(await worker.wait(seconds: 300) { gate.isHeld("img001.jpg") }, "\(worker.error)")
+        let (queue, _, gate, worker) = try await Self.holding(grace: 300, in: folder)
         worker.signal(SIGTERM)
         // The worker has stopped claiming before the held job may go on.
         #expect(await worker.wait(seconds: 120) { worker.error.contains("stopping the drain") }, "\(worker.error)")
@@ -55,6 +45,17 @@ struct DrainSignalTests {
         let untouched = try #require(jobs.first { $0.source == "img002.jpg" })
         #expect(finished.state == .succeeded && finished.attempts == 1, "\(finished)")
         #expect(untouched.state == .queued && untouched.attempts == 0, "\(untouched)")
+    }
+
+    /// `worker --drain --grace-period grace` on the campaign, once it holds img001.jpg at the gate.
+    static func holding(grace: Int, in folder: URL) async throws -> (queue: String, input: URL, gate: ItemGate, worker: BackgroundProcess) {
+        let (queue, input) = try await Self.campaign(in: folder)
+        let gate = try ItemGate(in: folder, holding: ["img001.jpg"])
+        let worker = try BackgroundProcess(
+            Support.pushmediaTesting, Self.worker(queue, input, folder) + ["--grace-period", "\(grace)"], in: folder, name: "worker",
+            environment: gate.environment)
+        #expect(await worker.wait(seconds: 300) { gate.isHeld("img001.jpg") }, "\(worker.error)")
+        return (queue, input, gate, worker)
     }
 
     /// Two images enqueued as campaign `d` on a SQLite queue in `folder`.
