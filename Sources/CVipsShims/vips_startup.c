@@ -4,6 +4,7 @@
 #include "CVipsShims.h"
 
 #include <dlfcn.h>
+#include <vips/vector.h>
 #include <gmodule.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,14 +75,21 @@ void pm_vips_load_heif(void) {
     if (heif_module_is_ours) g_once(&heif_once, do_load_heif, NULL);
 }
 
-static gpointer do_startup(gpointer argv0) {
+// What pm_vips_startup was asked for, kept for the one thread that runs do_startup.
+typedef struct {
+    const char *argv0;
+    pm_vips_settings settings;
+} startup_request;
+
+static gpointer do_startup(gpointer data) {
+    const startup_request *request = data;
     // A PushMedia process started by this one inherits the prefix and opens the HEIF module
     // itself too. (Any other libvips program would inherit it as well and load no module at all:
     // PushMedia starts none.)
     const char *home = g_getenv("VIPSHOME");
     gboolean own_modules = home == NULL || strcmp(home, pm_prefix_without_modules) == 0;
     pm_vips_set_environment();
-    if (VIPS_INIT((const char *)argv0) != 0) {
+    if (VIPS_INIT(request->argv0) != 0) {
         startup_result = -1;
         return NULL;
     }
@@ -89,23 +97,25 @@ static gpointer do_startup(gpointer argv0) {
     // Each item opens different files: the operation cache would only keep their pixels alive.
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
-    // PushMedia runs items in parallel (--jobs, one per core by default), so libvips' own
-    // threads would only oversubscribe the cores; and every libvips thread keeps buffers for
-    // each operation of an animation's per-frame pipeline. One thread per operation: a
-    // 1200x1200x200 GIF peaks at 215 MB instead of 280 MB, no slower, and still batches take the
-    // same time (BENCHMARKS.md). VIPS_CONCURRENCY, when set, still decides.
-    if (getenv("VIPS_CONCURRENCY") == NULL) vips_concurrency_set(1);
+    if (request->settings.threads_per_operation > 0) vips_concurrency_set(request->settings.threads_per_operation);
+    // Read by libvips each time it would build run-time code, so this holds from here on
+    // (vips_init has read VIPS_NOVECTOR already; this overrides it either way).
+    vips_vector_set_enabled(request->settings.run_time_code ? TRUE : FALSE);
     block_loaders();
-    if (getenv("PUSHMEDIA_VIPS_WARNINGS") == NULL) {
+    if (!request->settings.warnings) {
         g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, drop_vips_warning, NULL);
     }
     return NULL;
 }
 
-int pm_vips_startup(const char *argv0) {
-    g_once(&startup_once, do_startup, (gpointer)argv0);
+int pm_vips_startup(const char *argv0, const pm_vips_settings *settings) {
+    startup_request request = {argv0, *settings};
+    // g_once runs do_startup on this thread, while `request` lives; later calls only return.
+    g_once(&startup_once, do_startup, &request);
     return startup_result;
 }
+
+int pm_vips_run_time_code(void) { return vips_vector_isenabled() ? 1 : 0; }
 
 char *pm_vips_error_take(void) {
     char *text = vips_error_buffer_copy();

@@ -47,14 +47,13 @@ static int pmf_verbose(void) {
 
 #define PMF_SAY(...) (pmf_verbose() ? (void)fprintf(stderr, "pm-fuzz: " __VA_ARGS__) : (void)0)
 
-/// libvips started as PushMedia starts it (pm_vips_startup: no modules, the operation cache
-/// off, every loader but PushMedia's six blocked, decoder warnings dropped), once per process;
-/// then one libvips thread whatever VIPS_CONCURRENCY says, so that a run replays the same way.
+/// libvips started as PushMedia starts it (pm_vips_startup with the product's settings: no
+/// modules, the operation cache off, every loader but PushMedia's six blocked, no run-time code,
+/// decoder warnings dropped), once per process, and one libvips thread, so that a run replays the
+/// same way.
 static void pmf_vips_start(const char *argv0) {
-    if (pm_vips_startup(argv0)) pmf_fail("pm_vips_startup failed: %s", vips_error_buffer());
-    vips_cache_set_max(0);
-    vips_cache_set_max_mem(0);
-    vips_concurrency_set(1);
+    const pm_vips_settings settings = {.threads_per_operation = 1, .run_time_code = 0, .warnings = 0};
+    if (pm_vips_startup(argv0, &settings)) pmf_fail("pm_vips_startup failed: %s", vips_error_buffer());
 }
 
 static char pmf_file[4096];

@@ -131,6 +131,20 @@ struct HostileInputTests {
         #expect(try Vips.Image.decode(jpeg).width > 0)
     }
 
+    @Test("libvips compiles no code at run time (liborc), whatever VIPS_NOVECTOR says")
+    func noRunTimeCode() throws {
+        // scripts/test does not set VIPS_NOVECTOR: this process starts libvips as the product does.
+        try Vips.start()
+        #expect(!Vips.usesRunTimeCode)
+        for environment in [[:], ["VIPS_NOVECTOR": "0"], ["VIPS_CONCURRENCY": "4", "PUSHMEDIA_VIPS_WARNINGS": "1"]] {
+            #expect(!Vips.Settings.product(environment: environment).runTimeCode, "\(environment)")
+        }
+        #expect(Vips.Settings.product(environment: [:]) == .init(threadsPerOperation: 1, runTimeCode: false, warnings: false))
+        #expect(
+            Vips.Settings.product(environment: ["VIPS_CONCURRENCY": "4", "PUSHMEDIA_VIPS_WARNINGS": "1"])
+                == .init(threadsPerOperation: 0, runTimeCode: false, warnings: true))
+    }
+
     @Test("a multi-page TIFF gives its first page, with a warning")
     func multiPageTIFF() throws {
         let folder = try Fixtures.temporaryFolder()

@@ -14,11 +14,24 @@
 
 // ---- set-up and errors (vips_startup.c) -----------------------------------------------------
 
-/// vips_init plus PushMedia's process-wide settings (no operation cache, one thread per
-/// operation unless VIPS_CONCURRENCY says otherwise, every loader but PushMedia's six blocked,
-/// warnings dropped unless PUSHMEDIA_VIPS_WARNINGS is set); safe to call more than once (runs
-/// once).
-int pm_vips_startup(const char *argv0);
+/// The process-wide libvips settings PushMedia decides (Vips.Settings in Swift).
+typedef struct pm_vips_settings {
+    /// Threads libvips may use per operation (vips_concurrency_set); 0 leaves libvips' choice
+    /// (VIPS_CONCURRENCY, else one per core).
+    int threads_per_operation;
+    /// 1: libvips may compile loops at run time with liborc (vips_vector_set_enabled); 0: it
+    /// runs its plain C loops.
+    int run_time_code;
+    /// 1: libvips' warnings go to standard error; 0: they are dropped.
+    int warnings;
+} pm_vips_settings;
+
+/// vips_init plus PushMedia's process-wide settings (`settings`, no operation cache, every
+/// loader but PushMedia's six blocked); safe to call more than once: the first call's settings
+/// hold, later calls return its result.
+int pm_vips_startup(const char *argv0, const pm_vips_settings *settings);
+/// 1 when libvips compiles loops at run time (liborc) in this process, else 0.
+int pm_vips_run_time_code(void);
 /// Takes the text of vips' error buffer and clears it. Free with g_free. Never NULL.
 char *pm_vips_error_take(void);
 /// Sets libvips' error (for errors raised while making a frame).
@@ -72,7 +85,7 @@ int pm_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
 int pm_cast(VipsImage *in, VipsImage **out, VipsBandFormat format);
 int pm_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
 int pm_extract_band(VipsImage *in, VipsImage **out, int band, int n);
-/// libvips' vertical Lanczos3 reduction to `height` rows (its liborc vector path).
+/// libvips' vertical Lanczos3 reduction to `height` rows (vips_reducev).
 int pm_reduce_height(VipsImage *in, VipsImage **out, int height);
 /// Turns the image upright by its EXIF orientation and drops the tag (vips_autorot).
 int pm_autorot(VipsImage *in, VipsImage **out);

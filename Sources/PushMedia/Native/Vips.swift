@@ -26,12 +26,49 @@ enum Vips {
         }
     }
 
-    /// Starts libvips once per process (later calls return at once).
+    /// libvips' process-wide settings, decided here and handed to the start-up shim.
+    struct Settings: Equatable {
+        /// Threads per libvips operation; 0 leaves libvips' own choice.
+        var threadsPerOperation: Int
+        /// Whether libvips may compile loops at run time with liborc.
+        var runTimeCode: Bool
+        /// Whether libvips' warnings reach standard error.
+        var warnings: Bool
+
+        /// What PushMedia runs with. One thread per operation: items run in parallel (`--jobs`,
+        /// one per core by default), so libvips' own threads would only oversubscribe the cores,
+        /// and every libvips thread keeps buffers for each operation of an animation's per-frame
+        /// pipeline (a 1200x1200x200 GIF peaks at 215 MB instead of 280 MB, no slower;
+        /// BENCHMARKS.md); `VIPS_CONCURRENCY`, when set, still decides. No liborc: Debian
+        /// bookworm's liborc 0.4.33 allocates and frees its run-time code without a lock, so two
+        /// threads that build and drop operations at once can corrupt its list of code chunks
+        /// (a crash seen in orc_code_allocate_codemem), and libvips' plain C loops cost about
+        /// the same (docs/benchmarks/liborc.md). Decoder warnings are noise in batch output
+        /// (the ones that matter fail the load through `fail_on`) unless
+        /// `PUSHMEDIA_VIPS_WARNINGS` is set.
+        static func product(environment: [String: String] = ProcessInfo.processInfo.environment) -> Settings {
+            Settings(
+                threadsPerOperation: environment["VIPS_CONCURRENCY"] == nil ? 1 : 0, runTimeCode: false,
+                warnings: environment["PUSHMEDIA_VIPS_WARNINGS"] != nil)
+        }
+
+        var native: pm_vips_settings {
+            pm_vips_settings(
+                threads_per_operation: Int32(clamping: threadsPerOperation), run_time_code: runTimeCode ? 1 : 0, warnings: warnings ? 1 : 0)
+        }
+    }
+
+    /// Starts libvips once per process with ``Settings/product(environment:)`` (later calls
+    /// return at once).
     static func start() throws {
-        if pm_vips_startup(CommandLine.arguments.first ?? "pushmedia") != 0 {
+        var settings = Settings.product().native
+        if pm_vips_startup(CommandLine.arguments.first ?? "pushmedia", &settings) != 0 {
             throw Error(operation: "vips_init", message: takeError())
         }
     }
+
+    /// Whether libvips compiles loops at run time (liborc) in this process.
+    static var usesRunTimeCode: Bool { pm_vips_run_time_code() != 0 }
 
     /// libvips' version, e.g. `8.14.1`.
     static var version: String {
