@@ -167,6 +167,33 @@ public struct QueuedBatch: Sendable {
         sweep(folder, shards: true)
     }
 
+    /// Removes the output files in `folder` and its shard folders that the manifest just written
+    /// does not name (`referenced`: the `hashValue`s of its attachments' `file` paths): the
+    /// outputs of files since changed or removed, of items that failed after writing one, of a
+    /// run killed before it recorded them. Only ``OutputStore/isOutputName(_:)`` names, only
+    /// regular files. A name whose hash collides with a referenced one is kept, never the reverse.
+    /// - Returns: how many files were removed.
+    @discardableResult
+    static func removeUnreferencedOutputs(in folder: URL, referenced: Set<Int>) -> Int {
+        let files = FileManager.default
+        var removed = 0
+        func sweep(_ directory: URL, prefix: String) {
+            guard let names = try? files.contentsOfDirectory(atPath: directory.path) else { return }
+            for name in names {
+                let entry = directory.appendingPathComponent(name)
+                var info = stat()
+                guard lstat(entry.path, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFREG && OutputStore.isOutputName(name) && !referenced.contains((prefix + name).hashValue) {
+                    if (try? files.removeItem(at: entry)) != nil { removed += 1 }
+                } else if prefix.isEmpty && (info.st_mode & S_IFMT) == S_IFDIR && name.count == 2 && name.allSatisfy(\.isHexDigit) {
+                    sweep(entry, prefix: name + "/")
+                }
+            }
+        }
+        sweep(folder, prefix: "")
+        return removed
+    }
+
     /// The inputs of this run, as far as later steps need them: how many, which (by a hash of
     /// their job's source: 8 bytes each, not their paths), and the output layout.
     struct Inputs {
@@ -200,6 +227,10 @@ public struct QueuedBatch: Sendable {
                 return Self.sourceChanged(job: job, size: size, modified: modified)
             }
             if !stale.isEmpty { _ = try await queue.requeue(jobIDs: stale.map(\.id), reason: "the source changed after the job finished") }
+            // A result that does not read back (a damaged state file, a result of a format this
+            // version cannot read) would be a failed item on every run: the file is processed again.
+            let unreadable = page.filter { $0.profile == profileKey && Self.resultUnreadable(job: $0) }
+            if !unreadable.isEmpty { _ = try await queue.requeue(jobIDs: unreadable.map(\.id), reason: "its stored result could not be read") }
         }
 
         // A name that is not UTF-8 is escaped in its job's source (EscapedPath.jobSource).
@@ -270,12 +301,15 @@ public struct QueuedBatch: Sendable {
             renderer: PreviewRenderer(), directory: folder, attachmentsPrefix: "", generator: .current,
             generatedAt: manifest.generatedAt, profile: profile)
         var failed: [Item] = []
+        // The files the manifest names, by their paths' hashes (8 bytes each, not the paths).
+        var referenced = Set<Int>()
         do {
             try await queue.forEachPage(campaign: campaign) { page in
                 for job in page where inputs.contains(job, profileKey: profileKey) {
                     guard let item = try ManifestAssembler.add(job, baseURL: baseURL, to: manifest, decodingWhole: true) else { continue }
                     try preview.add(item)
                     if item.status == .failed && failed.count < Self.failedListed { failed.append(item) }
+                    for attachment in item.attachments { referenced.insert(attachment.file.hashValue) }
                 }
             }
         } catch {
@@ -284,6 +318,11 @@ public struct QueuedBatch: Sendable {
         }
         let summary = try manifest.finish()
         let pages = try preview.finish()
+        // The output folder holds what its manifest names: nothing else of PushMedia's is left.
+        if bucket == nil {
+            let removed = Self.removeUnreferencedOutputs(in: outputDirectory, referenced: referenced)
+            if removed > 0 { logger.info("removed output files the manifest no longer names", metadata: ["files": "\(removed)"]) }
+        }
         let written: (manifest: String, ndjson: String, preview: String, folder: String)
         if let bucket {
             for name in [Self.ndjsonName, Self.manifestName] {
@@ -332,6 +371,14 @@ public struct QueuedBatch: Sendable {
         let read = job.result.flatMap { try? Item.decode(from: $0) }?.sourceBytes
         if let size, let read, size != read { return true }
         return false
+    }
+
+    /// Whether a finished job should have a result (it succeeded, or failed with an item that says
+    /// why) and has none that decodes. A dead job has none by design: its last error is the item.
+    static func resultUnreadable(job: Job) -> Bool {
+        guard job.state == .succeeded || job.state == .failed else { return false }
+        guard let result = job.result else { return true }
+        return (try? Item.decode(from: result)) == nil
     }
 
     /// Numbers finished items and hands their events on, one at a time and in the order of their

@@ -91,6 +91,22 @@ public struct OutputStore: Sendable {
         try AtomicFile.write(data, to: target, sync: true)
     }
 
+    /// Whether `name` (a file name, without a folder) is one this store makes:
+    /// `<16 hex digits>-<role>.<extension>`, the role one of the attachments' (`thumb`,
+    /// `expanded`, `media`, `android`) and the extension 1–5 lowercase letters or digits.
+    public static func isOutputName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard bytes.count > hashPrefixLength + 1, bytes[hashPrefixLength] == UInt8(ascii: "-"),
+            bytes[..<hashPrefixLength].allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return false }
+        let rest = name.utf8.dropFirst(hashPrefixLength + 1)
+        guard let dot = rest.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        let role = String(decoding: rest[..<dot], as: UTF8.self)
+        let ext = rest[rest.index(after: dot)...]
+        return Attachment.Role.allCases.contains { $0.fileSuffix == role } && (1...5).contains(ext.count)
+            && ext.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7a).contains($0) }
+    }
+
     /// `base` joined with `file` by exactly one `/`.
     public static func url(base: String, file: String) -> String {
         base.hasSuffix("/") ? base + file : base + "/" + file
