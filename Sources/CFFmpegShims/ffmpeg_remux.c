@@ -2,8 +2,9 @@
 // re-encoding. One cleanup label frees every context and packet; AVERROR_EXIT past the deadline.
 #include "ffmpeg_internal.h"
 
-int pm_av_remux(const char *input, const char *demuxer, const char *output, int video_index, int audio_index, pm_deadline deadline,
-                char *error, size_t error_size) {
+int pm_av_remux(const char *input, const char *demuxer, const char *output, int video_index, int audio_index,
+                int sample_aspect_num, int sample_aspect_den, pm_deadline deadline, char *error, size_t error_size) {
+    AVRational sample_aspect = {sample_aspect_num, sample_aspect_den};
     AVFormatContext *in = NULL, *out = NULL;
     AVPacket *packet = NULL;
     int map[2] = {video_index, audio_index};
@@ -29,6 +30,13 @@ int pm_av_remux(const char *input, const char *demuxer, const char *output, int 
         result = avcodec_parameters_copy(to->codecpar, from->codecpar);
         if (result < 0) goto done;
         pm_set_codec_tag(to->codecpar);
+        // A sample aspect ratio only the source's container gives (MOV's pixel aspect box, a
+        // Matroska display size) is not in the copied parameters; the MP4 muxer writes the
+        // parameters' one.
+        if (i == 0 && sample_aspect.num > 0 && sample_aspect.den > 0) {
+            to->codecpar->sample_aspect_ratio = sample_aspect;
+            to->sample_aspect_ratio = sample_aspect;
+        }
         to->time_base = from->time_base;
         to->disposition = from->disposition & AV_DISPOSITION_DEFAULT;
         result = pm_copy_display_matrix(from, to);

@@ -50,6 +50,32 @@ struct MediaPipelineTests {
         #expect(written == (try Data(contentsOf: input)))
     }
 
+    @Test("a MOV whose pixel aspect only its container gives: the remuxed MP4 keeps it, streams not re-encoded")
+    func containerSampleAspectRemuxed() throws {
+        let out = try Fixtures.temporaryFolder()
+        let square = try MediaFactory.make(
+            "square.mp4", in: out,
+            [
+                "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-t", "1", "-c:v", "libx264",
+                "-pix_fmt", "yuv420p", "-c:a", "aac",
+            ])
+        // A stream copy with -aspect: the H.264 stream still says square pixels; MOV's header says 2:1.
+        let input = try MediaFactory.make("wide-pixels.mov", in: out, ["-i", square.path, "-c", "copy", "-aspect", "32:9"])
+        #expect(try MediaFactory.probe(input).video?["sample_aspect_ratio"] as? String == "2:1")
+        let item = Self.process(input, out: out)
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        let media = try #require(item.attachment(.media))
+        #expect(media.media?.action == .remuxed && media.fileExtension == "mp4")
+        let file = try Self.file(media, in: out)
+        let probed = try MediaFactory.probe(file)
+        #expect(probed.video?["sample_aspect_ratio"] as? String == "2:1", "\(probed.video ?? [:])")
+        #expect(probed.video?["display_aspect_ratio"] as? String == "32:9")
+        #expect(try MediaFactory.packetHash(file, stream: "v") == (try MediaFactory.packetHash(input, stream: "v")))
+        // The poster is drawn at the display size: 640×180, so the expanded image is 2:1 of that.
+        let expanded = try #require(item.attachment(.expanded))
+        #expect(expanded.width == 360 && expanded.height == 180)
+    }
+
     @Test("a rotated phone MOV: portrait poster, MP4 output with the rotation, streams not re-encoded")
     func rotatedMOV() throws {
         let out = try Fixtures.temporaryFolder()

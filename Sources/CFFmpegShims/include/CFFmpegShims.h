@@ -83,9 +83,12 @@ int pm_av_cover_art(const struct AVFormatContext *format, const uint8_t **data, 
 
 /// Copies one video and one audio stream (-1: none) into a new file without re-encoding; the
 /// container comes from the output's extension, MP4 gets faststart, the display matrix is kept
-/// and HEVC is tagged hvc1. On failure writes "stage: message" into error.
-int pm_av_remux(const char *input, const char *demuxer, const char *output, int video_index, int audio_index, pm_deadline deadline,
-                char *error, size_t error_size);
+/// and HEVC is tagged hvc1. The video is written with the sample aspect ratio
+/// `sample_aspect_num`:`sample_aspect_den` (the caller's reading of the source, which may come
+/// from its container alone; 0:1 writes what the stream's parameters say). On failure writes
+/// "stage: message" into error.
+int pm_av_remux(const char *input, const char *demuxer, const char *output, int video_index, int audio_index,
+                int sample_aspect_num, int sample_aspect_den, pm_deadline deadline, char *error, size_t error_size);
 
 /// What a transcode writes: the caller's plan, carried out as it is.
 typedef struct {

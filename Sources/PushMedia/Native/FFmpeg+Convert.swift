@@ -11,15 +11,18 @@ extension FFmpeg {
     }
 
     /// Copies the streams (no re-encode) of `input`, opened with the demuxer for its sniffed
-    /// `format`, into `output`, whose extension names the container.
+    /// `format`, into `output`, whose extension names the container; the video written with
+    /// `sampleAspect` (nil: as its stream's parameters say).
     static func remux(
-        input: String, format: MediaFormat?, output: String, video: Int?, audio: Int?, deadline: Deadline
+        input: String, format: MediaFormat?, output: String, video: Int?, audio: Int?, sampleAspect: TranscodePlan.Ratio?,
+        deadline: Deadline
     ) throws {
         try start()
         let demuxer = try FFmpeg.demuxer(for: format)
         var message = [CChar](repeating: 0, count: 512)
         let result = pm_av_remux(
-            input, demuxer, output, Int32(video ?? -1), Int32(audio ?? -1), deadline.native, &message, message.count)
+            input, demuxer, output, Int32(video ?? -1), Int32(audio ?? -1), Int32(clamping: sampleAspect?.numerator ?? 0),
+            Int32(clamping: sampleAspect?.denominator ?? 1), deadline.native, &message, message.count)
         guard result >= 0 else { throw ConversionError(code: result, description: string(message)) }
     }
 

@@ -71,7 +71,8 @@ struct PreparedMedia {
         do {
             try FFmpeg.remux(
                 input: run.input.path, format: media.source.format, output: output.path, video: decision.video?.index,
-                audio: decision.audio?.index, deadline: run.deadline)
+                audio: decision.audio?.index, sampleAspect: decision.video.flatMap { media.videoSources[$0.index]?.sampleAspect },
+                deadline: run.deadline)
         } catch let error as FFmpeg.ConversionError {
             try? FileManager.default.removeItem(at: output)
             throw itemError(error, run, what: "copy the streams into \(type.fileExtensions[0].uppercased())")
