@@ -87,6 +87,14 @@ struct EvaluatorTests {
         }
     }
 
+    /// An answer of `status` whose body is not read.
+    static func answered(_ status: Int) -> @Sendable (PublishedURL, inout Observation) -> Void {
+        { _, o in
+            o.status = status
+            o.bodyEnd = .notRead
+        }
+    }
+
     /// One thing wrong with a correct answer, and the one code it must give.
     static let mutations: [(name: String, code: ProblemCode, change: @Sendable (PublishedURL, inout Observation) -> Void)] = [
         ("wrong type", .wrongContentType, { _, o in o.contentType = "application/octet-stream" }),
@@ -100,41 +108,11 @@ struct EvaluatorTests {
                 o.sha256 = nil
             }
         ),
-        (
-            "410", .notFound,
-            { _, o in
-                o.status = 410
-                o.bodyEnd = .notRead
-            }
-        ),
-        (
-            "403", .forbidden,
-            { _, o in
-                o.status = 403
-                o.bodyEnd = .notRead
-            }
-        ),
-        (
-            "401", .forbidden,
-            { _, o in
-                o.status = 401
-                o.bodyEnd = .notRead
-            }
-        ),
-        (
-            "503", .serverError,
-            { _, o in
-                o.status = 503
-                o.bodyEnd = .notRead
-            }
-        ),
-        (
-            "206", .unexpectedStatus,
-            { _, o in
-                o.status = 206
-                o.bodyEnd = .notRead
-            }
-        ),
+        ("410", .notFound, answered(410)),
+        ("403", .forbidden, answered(403)),
+        ("401", .forbidden, answered(401)),
+        ("503", .serverError, answered(503)),
+        ("206", .unexpectedStatus, answered(206)),
         (
             "shorter object", .truncated,
             { t, o in
