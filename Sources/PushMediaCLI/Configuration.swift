@@ -68,6 +68,25 @@ enum Setting {
     }
 }
 
+/// `--profile FILE` (or PUSHMEDIA_PROFILE), for the commands that process files or enqueue them.
+struct ProfileOption: ParsableArguments {
+    @Option(name: .long, help: "Profile file, JSON or YAML (default: $PUSHMEDIA_PROFILE, else built-in).")
+    var profile: String?
+
+    /// The profile it names, else the defaults; a file that does not load is a usage error.
+    func resolve() throws -> Profile { try Setting.profile(profile) }
+}
+
+/// `--base-url URL` (or PUSHMEDIA_BASE_URL): where the outputs are served, for the commands that
+/// write a manifest (`process`, `manifest`).
+struct BaseURLOption: ParsableArguments {
+    @Option(name: .long, help: "Absolute https URL the outputs are served from (default: $PUSHMEDIA_BASE_URL).")
+    var baseURL: String?
+
+    /// The checked prefix, or nil when none is given; a bad one is a usage error naming why.
+    func resolve() throws -> String? { try Setting.baseURL(baseURL) }
+}
+
 /// `--queue URL` (or PUSHMEDIA_QUEUE): `sqlite:PATH` or `postgres://user:pass@host:port/db`.
 struct QueueOption: ParsableArguments {
     @Option(name: .long, help: "Queue URL: sqlite:PATH or postgres://user:pass@host:port/db (default: $PUSHMEDIA_QUEUE).")

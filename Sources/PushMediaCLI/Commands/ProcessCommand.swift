@@ -45,11 +45,9 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(name: .long, help: "With an s3:// --out: the embedded queue's folder (default: $PUSHMEDIA_STATE).")
     var state: String?
 
-    @Option(name: .long, help: "Absolute https URL the outputs are served from (default: $PUSHMEDIA_BASE_URL).")
-    var baseURL: String?
+    @OptionGroup var published: BaseURLOption
 
-    @Option(name: .long, help: "Profile file, JSON or YAML (default: $PUSHMEDIA_PROFILE, else built-in).")
-    var profile: String?
+    @OptionGroup var profileFile: ProfileOption
 
     @Option(name: .long, help: "How the subject is found: smart (faces, else attention; the default), attention, centre or entropy.")
     var crop: CropStrategy?
@@ -72,8 +70,8 @@ struct ProcessCommand: AsyncParsableCommand {
         let out = try Setting.required(self.out, Setting.out, flagName: "--out")
         let jobs = try Setting.int(jobs, Setting.concurrency, flagName: "--jobs", default: ProcessInfo.processInfo.activeProcessorCount)
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
-        let baseURL = try Setting.baseURL(baseURL)
-        var profile = try Setting.profile(self.profile)
+        let baseURL = try published.resolve()
+        var profile = try profileFile.resolve()
         if let crop { profile.crop = crop }
         let inputURL = URL(fileURLWithPath: inputDirectory)
         // A bucket destination keeps only the embedded queue on local disk, in the state folder.

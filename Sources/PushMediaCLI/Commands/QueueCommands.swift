@@ -65,8 +65,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         name: .long, help: "Input root: paths are stored relative to it and must be under it (default: $PUSHMEDIA_ROOT, else the current folder).")
     var root: String?
 
-    @Option(name: .long, help: "Profile file (JSON or YAML) the jobs are processed with (default: $PUSHMEDIA_PROFILE, else built-in).")
-    var profile: String?
+    @OptionGroup var profile: ProfileOption
 
     @Option(name: .long, help: "Attempts before a job is dead (default 5).")
     var maxAttempts: Int?
@@ -87,7 +86,7 @@ struct EnqueueCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = global.bootstrapLogging()
-        let profileKey = try ProfileKey.encode(try Setting.profile(profile))
+        let profileKey = try ProfileKey.encode(try profile.resolve())
         let rootURL = URL(fileURLWithPath: Setting.value(root, Setting.root) ?? FileManager.default.currentDirectoryPath)
         let checked: [CampaignSources.Source]
         do {
@@ -246,14 +245,13 @@ struct ManifestCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Also write the NDJSON form (one item a line).")
     var ndjson = true
 
-    @Option(name: .long, help: "Absolute https URL the outputs are served from (default: $PUSHMEDIA_BASE_URL).")
-    var baseURL: String?
+    @OptionGroup var published: BaseURLOption
 
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         let logger = global.bootstrapLogging()
-        let baseURL = try Setting.baseURL(baseURL)
+        let baseURL = try published.resolve()
         // Streamed from the queue a page at a time into both forms: memory does not grow with
         // the campaign. Its profile: the first job's, else the default.
         let outURL = URL(fileURLWithPath: out)
