@@ -147,24 +147,9 @@ public struct QueuedBatch: Sendable {
     }
 
     /// Removes the hidden temporary files a killed run left in `folder` and its shard folders
-    /// (``TemporaryFileName``: media being made, files being written before their rename). Only
-    /// those names, only regular files; under the run lock no other run is writing them.
+    /// (``OutputLeftovers``); under the run lock no other run is writing them.
     static func removeLeftovers(in folder: URL) {
-        let files = FileManager.default
-        func sweep(_ directory: URL, shards: Bool) {
-            guard let names = try? files.contentsOfDirectory(atPath: directory.path) else { return }
-            for name in names {
-                let entry = directory.appendingPathComponent(name)
-                var info = stat()
-                guard lstat(entry.path, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFREG && TemporaryFileName.isTemporary(name) {
-                    try? files.removeItem(at: entry)
-                } else if shards && (info.st_mode & S_IFMT) == S_IFDIR && name.count == 2 && name.allSatisfy(\.isHexDigit) {
-                    sweep(entry, shards: false)
-                }
-            }
-        }
-        sweep(folder, shards: true)
+        OutputLeftovers.remove(in: folder)
     }
 
     /// Removes the output files in `folder` and its shard folders that the manifest just written

@@ -137,6 +137,37 @@ struct OutputFolderTests {
         #expect(redone.errorHistory.contains { $0.message.contains("stored result could not be read") }, "\(redone.errorHistory)")
     }
 
+    @Test("a worker starting on a shared folder removes only the temporaries no item can still be writing")
+    func workerRemovesOldTemporaries() async throws {
+        let folder = try Support.temporaryFolder()
+        let out = folder.appendingPathComponent("out")
+        let shard = out.appendingPathComponent("ab")
+        try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
+        let old = [
+            out.appendingPathComponent(TemporaryFileName.media(extension: "mp4")),
+            shard.appendingPathComponent(TemporaryFileName.beside("ab00000000000000-thumb.jpg")),
+        ]
+        let recent = [
+            out.appendingPathComponent(TemporaryFileName.media(extension: "m4a")),
+            shard.appendingPathComponent(TemporaryFileName.beside("ab11111111111111-expanded.jpg")),
+        ]
+        let output = shard.appendingPathComponent("ab22222222222222-thumb.jpg")
+        for file in old + recent + [output] { try Data([1, 2, 3]).write(to: file) }
+        // Last written just past the age a worker waits for, and just before it.
+        let longAgo = Date() - OutputLeftovers.unusedForWorkers - 600
+        let lately = Date() - OutputLeftovers.unusedForWorkers + 600
+        for file in old + [output] { try FileManager.default.setAttributes([.modificationDate: longAgo], ofItemAtPath: file.path) }
+        for file in recent { try FileManager.default.setAttributes([.modificationDate: lately], ofItemAtPath: file.path) }
+
+        let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
+        let worker = try await Support.run(
+            Support.pushmedia, ["worker", "--queue", queue, "--out", out.path, "--root", folder.path, "--campaign", "none", "--drain"],
+            in: folder)
+        #expect(worker.status == 0, "\(worker.error)")
+        for file in old { #expect(!FileManager.default.fileExists(atPath: file.path), "\(file.lastPathComponent) left") }
+        for file in recent + [output] { #expect(FileManager.default.fileExists(atPath: file.path), "\(file.lastPathComponent) removed") }
+    }
+
     @Test("which finished jobs have an unreadable result (pure)")
     func unreadableResult() throws {
         let now = Date(timeIntervalSince1970: 1_700_000_000)

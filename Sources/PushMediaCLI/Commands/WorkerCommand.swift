@@ -90,6 +90,11 @@ struct WorkerCommand: AsyncParsableCommand {
         case .folder(let folder):
             out = folder
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            // What a killed worker was writing; other workers may share the folder, so only
+            // temporaries no item can still be writing.
+            let unused = Date() - OutputLeftovers.unusedForWorkers
+            let removed = OutputLeftovers.remove(in: out, modifiedBefore: unused)
+            if removed > 0 { logger.info("removed temporary files a stopped worker left", metadata: ["files": "\(removed)"]) }
         case .bucket(let opened): bucket = opened
         }
 
