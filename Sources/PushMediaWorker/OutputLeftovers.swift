@@ -17,23 +17,34 @@ public enum OutputLeftovers {
     /// - Returns: how many files were removed.
     @discardableResult
     public static func remove(in folder: URL, modifiedBefore: Date? = nil) -> Int {
+        removeFiles(in: folder) { name, _, info in
+            guard TemporaryFileName.isTemporary(name) else { return false }
+            guard let modifiedBefore else { return true }
+            return Double(info.st_mtim.tv_sec) < modifiedBefore.timeIntervalSince1970
+        }
+    }
+
+    /// Removes the regular files in `folder` and its shard folders (two hex digits) for which
+    /// `shouldRemove(name, path relative to folder, lstat)` says so; symbolic links and other
+    /// folders are never followed.
+    /// - Returns: how many files were removed.
+    static func removeFiles(in folder: URL, where shouldRemove: (String, String, stat) -> Bool) -> Int {
         let files = FileManager.default
         var removed = 0
-        func sweep(_ directory: URL, shards: Bool) {
+        func sweep(_ directory: URL, prefix: String) {
             guard let names = try? files.contentsOfDirectory(atPath: directory.path) else { return }
             for name in names {
                 let entry = directory.appendingPathComponent(name)
                 var info = stat()
                 guard lstat(entry.path, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFREG && TemporaryFileName.isTemporary(name) {
-                    if let modifiedBefore, Double(info.st_mtim.tv_sec) >= modifiedBefore.timeIntervalSince1970 { continue }
-                    if (try? files.removeItem(at: entry)) != nil { removed += 1 }
-                } else if shards && (info.st_mode & S_IFMT) == S_IFDIR && name.count == 2 && name.allSatisfy(\.isHexDigit) {
-                    sweep(entry, shards: false)
+                if (info.st_mode & S_IFMT) == S_IFREG {
+                    if shouldRemove(name, prefix + name, info), (try? files.removeItem(at: entry)) != nil { removed += 1 }
+                } else if prefix.isEmpty && (info.st_mode & S_IFMT) == S_IFDIR && name.count == 2 && name.allSatisfy(\.isHexDigit) {
+                    sweep(entry, prefix: name + "/")
                 }
             }
         }
-        sweep(folder, shards: true)
+        sweep(folder, prefix: "")
         return removed
     }
 }

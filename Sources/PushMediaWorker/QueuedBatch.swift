@@ -160,23 +160,9 @@ public struct QueuedBatch: Sendable {
     /// - Returns: how many files were removed.
     @discardableResult
     static func removeUnreferencedOutputs(in folder: URL, referenced: Set<Int>) -> Int {
-        let files = FileManager.default
-        var removed = 0
-        func sweep(_ directory: URL, prefix: String) {
-            guard let names = try? files.contentsOfDirectory(atPath: directory.path) else { return }
-            for name in names {
-                let entry = directory.appendingPathComponent(name)
-                var info = stat()
-                guard lstat(entry.path, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFREG && OutputStore.isOutputName(name) && !referenced.contains((prefix + name).hashValue) {
-                    if (try? files.removeItem(at: entry)) != nil { removed += 1 }
-                } else if prefix.isEmpty && (info.st_mode & S_IFMT) == S_IFDIR && name.count == 2 && name.allSatisfy(\.isHexDigit) {
-                    sweep(entry, prefix: name + "/")
-                }
-            }
+        OutputLeftovers.removeFiles(in: folder) { name, path, _ in
+            OutputStore.isOutputName(name) && !referenced.contains(path.hashValue)
         }
-        sweep(folder, prefix: "")
-        return removed
     }
 
     /// The inputs of this run, as far as later steps need them: how many, which (by a hash of
