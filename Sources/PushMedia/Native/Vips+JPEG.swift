@@ -8,7 +8,8 @@ extension Vips.Image {
     /// that shrink: its header only, which said 8-bit sRGB or grey; the size at most
     /// ``DecodePath/mostReduction`` times smaller on a side, ``DecodePath/still(_:format:target:colourManaged:)``'s
     /// choice). Nil when libvips must decode it (what libjpeg makes is not what `like` describes). Throws ``Vips/Error`` for a
-    /// damaged or truncated file, or once `deadline` passes. `vectorized: false` runs the plain C
+    /// damaged or truncated file (also one libjpeg decodes with too many rows left grey,
+    /// ``JPEGDamage``), or once `deadline` passes. `vectorized: false` runs the plain C
     /// loops alone (the vector loops give the same bytes).
     static func jpegReduced(
         from source: Vips.Source, like: Vips.Image, shrink: Int, to size: PixelSize, until deadline: Deadline,
