@@ -12,7 +12,9 @@
 // decides from the header libvips read); when libjpeg would make something else of the file
 // than that header says, it returns 1 and the caller goes through libvips. Errors follow
 // libvips' `fail_on=truncated`: a file that ends before its image does is an error
-// ("premature end of JPEG image"), damaged data libjpeg can step over is not.
+// ("premature end of JPEG image"), damaged data libjpeg can step over is not; what it stepped
+// over is reported (pm_jpeg_damage) for the caller to judge. pm_jpeg_scan_damage gathers the
+// same facts alone, for a JPEG that libvips decodes.
 #include "CReduce.h"
 #include "reduce_internal.h"
 
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 
 enum { pm_jpeg_read_size = 64 * 1024 };
 
@@ -39,6 +42,7 @@ typedef struct {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX + 64];
+    pm_jpeg_damage *damage;
 } pm_jpeg_errors;
 
 // libjpeg's progress hook, with the item's deadline: a progressive file is decoded whole by
@@ -64,6 +68,41 @@ static void pm_jpeg_error_exit(j_common_ptr cinfo) {
 
 // libjpeg's messages (warnings about damaged data it steps over) are not printed.
 static void pm_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+// Each warning is counted (the first kept in words), and where a scan's compressed data ran out
+// (libjpeg then hit a marker and fills the rest of the scan with grey): the fewest iMCU rows any
+// scan had data for. Trace messages (level >= 0) are ignored.
+static void pm_jpeg_emit_message(j_common_ptr cinfo, int level) {
+    if (level >= 0) return;
+    pm_jpeg_errors *errors = (pm_jpeg_errors *)cinfo->err;
+    pm_jpeg_damage *damage = errors->damage;
+    cinfo->err->num_warnings++;
+    if (!damage || !cinfo->is_decompressor) return;
+    const j_decompress_ptr decompress = (j_decompress_ptr)cinfo;
+    if (damage->warnings++ == 0) (*cinfo->err->format_message)(cinfo, damage->first_warning);
+    if (cinfo->err->msg_code == JWRN_HIT_MARKER && (int)decompress->input_iMCU_row < damage->rows_with_data) {
+        damage->rows_with_data = (int)decompress->input_iMCU_row;
+    }
+}
+
+static void pm_jpeg_damage_start(pm_jpeg_damage *damage) {
+    if (!damage) return;
+    memset(damage, 0, sizeof *damage);
+    damage->rows_with_data = INT32_MAX;
+}
+
+// Called once the header is read: the image's iMCU rows are known.
+static void pm_jpeg_damage_rows(pm_jpeg_damage *damage, j_decompress_ptr cinfo) {
+    if (!damage) return;
+    damage->width = (int)cinfo->image_width;
+    damage->height = (int)cinfo->image_height;
+    damage->rows = (int)cinfo->total_iMCU_rows;
+}
+
+// The rows a scan ran out at, never more than the image's.
+static void pm_jpeg_damage_finish(pm_jpeg_damage *damage) {
+    if (damage && damage->rows_with_data > damage->rows) damage->rows_with_data = damage->rows;
+}
 
 
 static void pm_jpeg_progress_monitor(j_common_ptr cinfo) {
@@ -102,8 +141,10 @@ static void pm_jpeg_skip_input_data(j_decompress_ptr cinfo, long count) {
 static void pm_jpeg_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
 
 int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_width, int out_height,
-                           pm_deadline deadline, int allow_vector, VipsImage **out, char *message, size_t message_size) {
+                           pm_deadline deadline, int allow_vector, VipsImage **out, pm_jpeg_damage *damage,
+                           char *message, size_t message_size) {
     if (message && message_size) message[0] = 0;
+    pm_jpeg_damage_start(damage);
     if (!(shrink == 1 || shrink == 2 || shrink == 4 || shrink == 8) || out_height < 1 || out_height > like->Ysize ||
         like->Ysize > out_height * PM_REDUCE_MOST || out_width < 1 || out_width > like->Xsize ||
         like->Xsize > out_width * PM_REDUCE_MOST || like->BandFmt != VIPS_FORMAT_UCHAR ||
@@ -135,7 +176,9 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
     cinfo.err = jpeg_std_error(&errors.pub);
     errors.pub.error_exit = pm_jpeg_error_exit;
     errors.pub.output_message = pm_jpeg_output_message;
+    errors.pub.emit_message = pm_jpeg_emit_message;
     errors.message[0] = 0;
+    errors.damage = damage;
     if (setjmp(errors.jump)) {
         if (message && message_size) snprintf(message, message_size, "%s", errors.message);
         status = -1;
@@ -154,6 +197,7 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
     cinfo.scale_num = 1;
     cinfo.scale_denom = (unsigned)shrink;
     jpeg_calc_output_dimensions(&cinfo);
+    pm_jpeg_damage_rows(damage, &cinfo);
     // What libvips read must be what libjpeg makes here, else libvips decides. libjpeg rounds a
     // scaled size up, libvips down (the stored size over the shrink), cutting the last column
     // and row off: so do we.
@@ -232,6 +276,7 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
     }
 
 done:
+    pm_jpeg_damage_finish(damage);
     jpeg_destroy_decompress(&cinfo);
     g_free(source);
     g_free(ring);
@@ -245,5 +290,66 @@ done:
     } else if (result) {
         g_object_unref(result);
     }
+    return status;
+}
+
+int pm_jpeg_scan_damage(int fd, pm_deadline deadline, pm_jpeg_damage *damage, char *message, size_t message_size) {
+    if (message && message_size) message[0] = 0;
+    pm_jpeg_damage_start(damage);
+    struct jpeg_decompress_struct cinfo;
+    memset(&cinfo, 0, sizeof cinfo);
+    pm_jpeg_errors errors;
+    pm_jpeg_progress progress = {.pub = {.progress_monitor = pm_jpeg_progress_monitor}, .deadline = deadline};
+    pm_jpeg_source *source = g_new0(pm_jpeg_source, 1);
+    JSAMPLE *volatile row = NULL;
+    volatile int status = 0;
+
+    cinfo.err = jpeg_std_error(&errors.pub);
+    errors.pub.error_exit = pm_jpeg_error_exit;
+    errors.pub.output_message = pm_jpeg_output_message;
+    errors.pub.emit_message = pm_jpeg_emit_message;
+    errors.message[0] = 0;
+    errors.damage = damage;
+    if (setjmp(errors.jump)) {
+        if (message && message_size) snprintf(message, message_size, "%s", errors.message);
+        status = -1;
+        goto done;
+    }
+    jpeg_create_decompress(&cinfo);
+    source->fd = fd;
+    source->pub.init_source = pm_jpeg_init_source;
+    source->pub.fill_input_buffer = pm_jpeg_fill_input_buffer;
+    source->pub.skip_input_data = pm_jpeg_skip_input_data;
+    source->pub.resync_to_restart = jpeg_resync_to_restart;
+    source->pub.term_source = pm_jpeg_term_source;
+    cinfo.src = &source->pub;
+    cinfo.progress = &progress.pub;
+    jpeg_read_header(&cinfo, TRUE);
+    // Every coefficient is still entropy-decoded (that is where damage shows), but the DCT at
+    // 1/8 and no colour conversion make each block's pixels nearly free.
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = 8;
+    cinfo.out_color_space = cinfo.jpeg_color_space;
+    cinfo.dct_method = JDCT_IFAST;
+    cinfo.do_fancy_upsampling = FALSE;
+    jpeg_calc_output_dimensions(&cinfo);
+    pm_jpeg_damage_rows(damage, &cinfo);
+    jpeg_start_decompress(&cinfo);
+    row = g_malloc((size_t)cinfo.output_width * (size_t)cinfo.output_components);
+    while (cinfo.output_scanline < cinfo.output_height) {
+        if ((cinfo.output_scanline & 15) == 0 && pm_deadline_passed(deadline)) {
+            pm_jpeg_fail((j_common_ptr)&cinfo, "stopped: the item's time ran out");
+        }
+        JSAMPROW slot = row;
+        if (jpeg_read_scanlines(&cinfo, &slot, 1) != 1) {
+            pm_jpeg_fail((j_common_ptr)&cinfo, "the decoder returned no row");
+        }
+    }
+
+done:
+    pm_jpeg_damage_finish(damage);
+    jpeg_destroy_decompress(&cinfo);
+    g_free(source);
+    g_free(row);
     return status;
 }

@@ -11,7 +11,8 @@
 // on 0, the same image, byte for byte; an output of the image's own size (no reduction) is the
 // decoded pixels, so it must be what libvips' jpegload decodes with the same shrink, where that
 // decodes without a libjpeg warning (fail_on=warning); a status is 0, 1 or -1, and -1 comes with
-// a message.
+// a message; the damage facts (and those of pm_jpeg_scan_damage on the same file) stay within
+// their bounds, and the plain and vector loops report the same ones.
 #include "fuzz_common.h"
 
 #include <fcntl.h>
@@ -27,12 +28,28 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
-static int decode(int fd, VipsImage *like, int shrink, int width, int height, int allow_vector, VipsImage **out) {
+/// The damage facts are within their bounds: rows with data at most the image's rows, the first
+/// warning terminated and there exactly when a warning was counted.
+static void check_damage(const char *what, const pm_jpeg_damage *damage) {
+    if (damage->rows < 0 || damage->rows_with_data < 0 || damage->rows_with_data > damage->rows ||
+        damage->warnings < 0 || damage->width < 0 || damage->height < 0)
+        pmf_fail("%s: damage out of bounds: %d of %d rows with data, %d warnings, %dx%d", what, damage->rows_with_data,
+                 damage->rows, damage->warnings, damage->width, damage->height);
+    if (!memchr(damage->first_warning, 0, sizeof damage->first_warning))
+        pmf_fail("%s left the first warning unterminated", what);
+    if ((damage->warnings > 0) != (damage->first_warning[0] != 0))
+        pmf_fail("%s counted %d warnings, first \"%s\"", what, damage->warnings, damage->first_warning);
+}
+
+static int decode(int fd, VipsImage *like, int shrink, int width, int height, int allow_vector, VipsImage **out,
+                  pm_jpeg_damage *damage) {
     char message[256];
     memset(message, 'x', sizeof message);
+    memset(damage, 'x', sizeof *damage);
     *out = NULL;
-    int status = pm_jpeg_decode_reduced(fd, like, shrink, width, height, (pm_deadline){0}, allow_vector, out, message,
-                                        sizeof message);
+    int status = pm_jpeg_decode_reduced(fd, like, shrink, width, height, (pm_deadline){0}, allow_vector, out, damage,
+                                        message, sizeof message);
+    check_damage("pm_jpeg_decode_reduced", damage);
     if (status != 0 && status != 1 && status != -1) pmf_fail("pm_jpeg_decode_reduced returned %d", status);
     if ((status == 0) != (*out != NULL)) pmf_fail("pm_jpeg_decode_reduced returned %d, image %p", status, (void *)*out);
     if (!memchr(message, 0, sizeof message)) pmf_fail("pm_jpeg_decode_reduced left its message unterminated");
@@ -92,12 +109,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) pmf_fail("cannot open %s", path);
     VipsImage *plain_out = NULL, *vector_out = NULL;
-    const int plain_status = decode(fd, like, shrink, width, height, 0, &plain_out);
-    const int vector_status = decode(fd, like, shrink, width, height, 1, &vector_out);
+    pm_jpeg_damage plain_damage, vector_damage, scanned;
+    const int plain_status = decode(fd, like, shrink, width, height, 0, &plain_out, &plain_damage);
+    const int vector_status = decode(fd, like, shrink, width, height, 1, &vector_out, &vector_damage);
+    // The facts alone, as PushMedia gathers them for a JPEG libvips decodes.
+    char scan_message[256];
+    memset(scan_message, 'x', sizeof scan_message);
+    memset(&scanned, 'x', sizeof scanned);
+    const int scan_status = pm_jpeg_scan_damage(fd, (pm_deadline){0}, &scanned, scan_message, sizeof scan_message);
+    check_damage("pm_jpeg_scan_damage", &scanned);
+    if ((scan_status != 0 && scan_status != -1) || !memchr(scan_message, 0, sizeof scan_message) ||
+        (scan_status == -1 && !scan_message[0]))
+        pmf_fail("pm_jpeg_scan_damage returned %d, message \"%.40s\"", scan_status, scan_message);
+    PMF_SAY("pm_jpeg_scan_damage: %d %s (%d of %d rows with data, %d warnings)\n", scan_status, scan_message,
+            scanned.rows_with_data, scanned.rows, scanned.warnings);
     close(fd);
     if (plain_status != vector_status)
         pmf_fail("status differs: plain loops %d, vector loops %d (shrink %d, %dx%d to %dx%d)", plain_status,
                  vector_status, shrink, like->Xsize, like->Ysize, width, height);
+    if (plain_status == 0 && memcmp(&plain_damage, &vector_damage, offsetof(pm_jpeg_damage, first_warning)) != 0)
+        pmf_fail("damage differs: plain loops %d of %d rows with data, %d warnings; vector loops %d of %d, %d",
+                 plain_damage.rows_with_data, plain_damage.rows, plain_damage.warnings, vector_damage.rows_with_data,
+                 vector_damage.rows, vector_damage.warnings);
     if (plain_status == 0) {
         size_t plain_size = 0, vector_size = 0;
         unsigned char *a = pmf_pixels(plain_out, &plain_size), *b = pmf_pixels(vector_out, &vector_size);

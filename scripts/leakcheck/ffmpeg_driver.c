@@ -77,6 +77,23 @@ int main(int argc, char **argv) {
         error[0] = 0;
         printf("remux past deadline %s: %d %s\n", in, pm_av_remux(in, demuxer, target, 0, 1, past, error, sizeof error), error);
 
+        // The kept file's check, as KeptMediaCheck plans it: both streams, one decoded, none.
+        pm_media_check_plan plans[] = {{0, 1, 3, 600}, {0, -1, 3, 0}, {-1, 0, 0, 600}, {99, -1, 3, 0}};
+        for (size_t k = 0; k < sizeof plans / sizeof plans[0]; k++) {
+            pm_media_check_result found;
+            error[0] = 0;
+            const int checked = pm_av_check(in, demuxer, &plans[k], later, &found, error, sizeof error);
+            printf("check %s (plan %zu): %d %s; %lld packets to %.2f s, %lld of %lld failed %s\n", in, k, checked, error,
+                   (long long)found.packets, found.end_seconds, (long long)found.failed_packets,
+                   (long long)found.decoded_packets, found.first_failure);
+        }
+        {
+            pm_media_check_result found;
+            error[0] = 0;
+            printf("check past deadline %s: %d %s\n", in, pm_av_check(in, demuxer, &plans[0], past, &found, error, sizeof error),
+                   error);
+        }
+
         // A plan as PushMedia's TranscodePlan makes one: 160 px long side, 15 frames/s at most.
         pm_transcode_params p = {.video_index = 0, .audio_index = 1, .max_duration = 1.5, .width = 160, .height = 90,
                                  .frame_rate_num = 15, .frame_rate_den = 1, .min_frame_gap = 0.9 / 15,

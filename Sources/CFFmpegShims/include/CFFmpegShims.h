@@ -90,6 +90,37 @@ int pm_av_cover_art(const struct AVFormatContext *format, const uint8_t **data, 
 int pm_av_remux(const char *input, const char *demuxer, const char *output, int video_index, int audio_index,
                 int sample_aspect_num, int sample_aspect_den, pm_deadline deadline, char *error, size_t error_size);
 
+/// How far a kept file (shipped as it is) is checked: the caller's plan. Every packet of the two
+/// streams is demuxed; those that start within a stream's window (seconds from its start) are
+/// decoded too, and the frames thrown away.
+typedef struct {
+    int video_index;              ///< -1: no video
+    int audio_index;              ///< -1: no audio
+    double video_decode_seconds;  ///< 0: the video is only demuxed
+    double audio_decode_seconds;  ///< 0: the audio is only demuxed
+} pm_media_check_plan;
+
+/// What the check found; facts only, for the caller to judge.
+typedef struct {
+    double duration_seconds;      ///< the container's duration (-1: it gives none)
+    int duration_estimated;       ///< 1 when FFmpeg estimated that duration from the bit rate (MP3, ADTS)
+    int64_t packets;              ///< demuxed, of the two streams
+    double end_seconds;           ///< where the packets reach, from their streams' start
+    int demux_error;              ///< the AVERROR that ended demuxing before the end (0: it reached the end)
+    double demux_error_seconds;   ///< how far the packets reached then
+    int64_t decoded_packets;      ///< sent to a decoder (inside the windows)
+    int64_t failed_packets;       ///< packets the decoder refused, and frames it returned corrupt
+    double first_failure_seconds; ///< where the first failure was (-1: none)
+    char first_failure[160];      ///< "decoder: FFmpeg's message" of the first failure, empty without one
+} pm_media_check_result;
+
+/// Checks `path` (opened with pm_av_open and `demuxer`) as `plan` says, into *out. Returns 0 when
+/// the check ran to the end of the packets or to a demux error (that error is in *out), else a
+/// negative AVERROR ("stage: message" in error): the file cannot be opened, a stream or decoder
+/// is missing, out of memory, AVERROR_EXIT past the deadline.
+int pm_av_check(const char *path, const char *demuxer, const pm_media_check_plan *plan, pm_deadline deadline,
+                pm_media_check_result *out, char *error, size_t error_size);
+
 /// What a transcode writes: the caller's plan, carried out as it is.
 typedef struct {
     int video_index;          ///< -1: no video

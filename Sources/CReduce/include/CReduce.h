@@ -35,6 +35,24 @@ int pm_reduce_width(VipsImage *in, VipsImage **out, int width, int allow_vector)
 int pm_reduce_area(VipsImage *in, int left, int top, int width, int height, int out_width, int out_height,
                    pm_deadline deadline, int allow_vector, VipsImage **out);
 
+/// What libjpeg stepped over in a JPEG it decoded without an error: its warnings, and how much
+/// of the image its compressed data covered. A scan whose data ends early (libjpeg meets a
+/// marker, "premature end of data segment") is filled with grey to its end: `rows_with_data` is
+/// the fewest iMCU rows (blocks of 8 or 16 pixel rows) any scan had data for, `rows` when none
+/// ended early. Facts only: the caller decides what is damage.
+typedef struct {
+    /// The image's size as its header gives it (0 when the header was not read).
+    int width, height;
+    /// The image's iMCU rows (0 when the header was not read).
+    int rows;
+    /// The fewest iMCU rows any scan had compressed data for (at most `rows`).
+    int rows_with_data;
+    /// libjpeg's warnings (data it could not use and stepped over).
+    int warnings;
+    /// The first warning in libjpeg's words ("Corrupt JPEG data: ..."), empty without one.
+    char first_warning[200];
+} pm_jpeg_damage;
+
 /// Decodes the JPEG behind `fd` (read with pread, the descriptor's position untouched) with
 /// libjpeg's DCT scaled by 1/`shrink` (1, 2, 4 or 8) and reduces it to `out_width`×`out_height`
 /// (at most PM_REDUCE_MOST times smaller on a side; Lanczos3: each row summed down from the
@@ -44,9 +62,15 @@ int pm_reduce_area(VipsImage *in, int left, int top, int width, int height, int 
 /// file's scans are decoded. allow_vector 0 keeps to the plain C loops (the same bytes).
 /// Returns 0 and *out; 1 when libjpeg makes of the file something else than `like` says (another
 /// size or colour space): libvips' path must decode it; -1 with the reason in message (a damaged
-/// or truncated file, the time ran out, arguments outside the above).
+/// or truncated file, the time ran out, arguments outside the above). *damage (when not NULL)
+/// holds what libjpeg stepped over until it stopped.
 int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_width, int out_height,
-                           pm_deadline deadline, int allow_vector, VipsImage **out, char *message,
-                           size_t message_size);
+                           pm_deadline deadline, int allow_vector, VipsImage **out, pm_jpeg_damage *damage,
+                           char *message, size_t message_size);
+
+/// Entropy-decodes every scan of the JPEG behind `fd` (pread, the position untouched; pixels at
+/// 1/8 scale and thrown away) only to fill *damage, as pm_jpeg_decode_reduced would. The same
+/// errors: 0, or -1 with the reason in message (truncated, broken structure, the time ran out).
+int pm_jpeg_scan_damage(int fd, pm_deadline deadline, pm_jpeg_damage *damage, char *message, size_t message_size);
 
 #endif

@@ -99,3 +99,31 @@ extension FFmpeg.MediaFile {
         }
     }
 }
+
+extension FFmpeg {
+    /// Checks `input` (opened with the demuxer for its sniffed `format`) as `plan` says
+    /// (`pm_av_check`: every packet of its streams demuxed, those in the plan's windows decoded).
+    /// Throws ``ConversionError`` when the check cannot run (the file cannot be opened, the time
+    /// ran out); what it found, damage included, is returned.
+    static func check(input: String, format: MediaFormat?, plan: KeptMediaCheck, deadline: Deadline) throws
+        -> KeptMediaCheck.Findings
+    {
+        try start()
+        let demuxer = try FFmpeg.demuxer(for: format)
+        var message = [CChar](repeating: 0, count: 512)
+        var native = pm_media_check_plan(
+            video_index: Int32(plan.videoIndex ?? -1), audio_index: Int32(plan.audioIndex ?? -1),
+            video_decode_seconds: plan.videoDecodeSeconds, audio_decode_seconds: plan.audioDecodeSeconds)
+        var found = pm_media_check_result()
+        let result = pm_av_check(input, demuxer, &native, deadline.native, &found, &message, message.count)
+        guard result >= 0 else { throw ConversionError(code: result, description: string(message)) }
+        let failure = withUnsafeBytes(of: found.first_failure) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return KeptMediaCheck.Findings(
+            durationSeconds: found.duration_seconds >= 0 ? found.duration_seconds : nil,
+            durationEstimated: found.duration_estimated != 0, endSeconds: found.end_seconds,
+            demuxError: found.demux_error < 0 ? FFmpeg.describe(found.demux_error) : nil,
+            decodedPackets: Int(found.decoded_packets), failedPackets: Int(found.failed_packets),
+            firstFailureSeconds: found.first_failure_seconds >= 0 ? found.first_failure_seconds : nil,
+            firstFailure: failure)
+    }
+}

@@ -40,6 +40,7 @@ struct PreparedMedia {
         let probe = media.probe
         switch decision.action {
         case .keep(let type):
+            try checkKept(media, decision, run, container: type.fileExtensions[0].uppercased())
             return PreparedMedia(
                 file: URL(fileURLWithPath: run.input.path), isTemporary: false, type: type, budget: decision.budget,
                 encoding: Attachment.MediaEncoding(
@@ -56,6 +57,21 @@ struct PreparedMedia {
                 media, decision, run, reason: "\(decision.reason), then over the budget of \(decision.budget) bytes: transcoded")
         case .transcode:
             return try transcode(media, decision, run, reason: decision.reason)
+        }
+    }
+
+    /// A file shipped as it is must play as it is: ``KeptMediaCheck`` (every packet demuxed, the
+    /// start decoded); damage fails the item with `corrupt_input`.
+    private static func checkKept(_ media: ProbedMedia, _ decision: MediaDecision, _ run: ItemRun, container: String) throws {
+        let plan = KeptMediaCheck(video: decision.video?.index, audio: decision.audio?.index)
+        let found: KeptMediaCheck.Findings
+        do {
+            found = try FFmpeg.check(input: run.input.path, format: media.source.format, plan: plan, deadline: run.deadline)
+        } catch let error as FFmpeg.ConversionError {
+            throw itemError(error, run, what: "check the \(container) file that would be kept")
+        }
+        if let problem = KeptMediaCheck.problem(found, container: container) {
+            throw ItemError(.corruptInput, "\(problem): not shipped as it is")
         }
     }
 

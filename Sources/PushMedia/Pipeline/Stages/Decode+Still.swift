@@ -39,13 +39,30 @@ extension Vips.Image {
     /// comes (``jpegReduced(from:like:shrink:to:until:vectorized:)``); other formats by libvips'
     /// vertical reduce, then ``reducedWidth(to:vectorized:)`` in memory, where
     /// `vips_thumbnail_image` would spend most of its time in libvips' scalar reduceh.
+    ///
+    /// A JPEG's damage is judged by ``JPEGDamage``: libjpeg's own decode reports what it stepped
+    /// over; libvips' loader is run failing on any libjpeg warning, and only when a decode fails is
+    /// the file scanned (``Vips/jpegDamage(of:until:)``) and, unless that finds damage, decoded
+    /// again as libvips' `truncated` level does for every other format. A clean JPEG costs
+    /// nothing more.
     static func still(
         from source: Vips.Source, width: Int, height: Int, colourManaged: Bool, until deadline: Deadline
     ) throws -> Vips.Image {
-        let (image, shrink) = try shrunkOnLoad(source, width: width, height: height, allPages: false, failOn: .truncated)
-        return try still(
-            image, format: source.format, width: width, height: height, colourManaged: colourManaged, until: deadline,
-            jpeg: { try jpegReduced(from: source, like: image, shrink: Int(shrink), to: $0, until: deadline) })
+        let decode = { (failOn: Vips.FailOn) throws -> Vips.Image in
+            let (image, shrink) = try shrunkOnLoad(source, width: width, height: height, allPages: false, failOn: failOn)
+            return try still(
+                image, format: source.format, width: width, height: height, colourManaged: colourManaged, until: deadline,
+                jpeg: { try jpegReduced(from: source, like: image, shrink: Int(shrink), to: $0, until: deadline) })
+        }
+        guard source.format == .jpeg else { return try decode(.truncated) }
+        do {
+            return try decode(.warning)
+        } catch is Vips.Error where !deadline.hasPassed {
+            // Damage fails the file; anything else ends as libvips' `truncated` level decides (a
+            // scan libjpeg fails, such as a truncated file's, leaves the verdict to it too).
+            try (try? Vips.jpegDamage(of: source, until: deadline))?.check()
+            return try decode(.truncated)
+        }
     }
 
     /// ``still(from:width:height:colourManaged:until:)`` of an image already opened (lazily),
