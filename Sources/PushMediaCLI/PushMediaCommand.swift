@@ -114,16 +114,20 @@ struct ItemIsolationOptions: ParsableArguments {
     )
     var itemMemoryLimit: Int?
 
-    /// The pool of item processes, with the command's log level; nil with `--in-process`.
+    /// The pool of item processes, with the command's log level and priority; nil with
+    /// `--in-process`.
     func pool(logger: Logger) throws -> ItemProcessPool? {
         let megabytes = try Setting.int(itemMemoryLimit, Setting.itemMemoryLimit, flagName: "--item-memory-limit", default: 4096)
         guard megabytes >= 0 else { throw ValidationError("--item-memory-limit must be 0 (no limit) or more MB, got \(megabytes)") }
         guard !inProcess else { return nil }
+        // Children started anew (and a fork server started anew) take this process's nice value
+        // at their start: they are started from one of its threads, whose own may differ.
+        var arguments = ["item-process", "--log-level", logger.logLevel.rawValue, "--memory-limit", "\(megabytes)"]
+        if let nice = ProcessControl.operatorPriority { arguments += ["--nice", "\(nice)"] }
         // PUSHMEDIA_ITEM_FORK_SERVER=0 starts each item process anew instead of forking it
         // (docs/security.md#crash-containment): for comparing, or a kernel without subreapers.
         return ItemProcessPool(
-            arguments: ["item-process", "--log-level", logger.logLevel.rawValue, "--memory-limit", "\(megabytes)"],
-            forkServer: ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0", logger: logger)
+            arguments: arguments, forkServer: ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0", logger: logger)
     }
 }
 

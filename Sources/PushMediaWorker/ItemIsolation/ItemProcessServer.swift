@@ -11,8 +11,15 @@ public enum ItemProcessServer {
     /// Serves until the supervisor closes the pipe (returns 0) or the stream breaks (1). With a
     /// `memoryLimitMB` above 0 the process's address space is capped there first (`RLIMIT_AS`):
     /// past it allocations fail, and at worst this process dies, costing one item's attempt.
+    /// `priority`, when given, becomes the process's nice value first, before any thread starts
+    /// (the supervisor's own: this process may have been started from a thread with another).
     /// `hooks` go with every item (``ProcessingOptions/hooks``; nil in the product).
-    public static func serve(logger: Logger, memoryLimitMB: Int = 0, hooks: (any ItemHooks)? = nil) -> Int32 {
+    public static func serve(logger: Logger, memoryLimitMB: Int = 0, priority: Int32? = nil, hooks: (any ItemHooks)? = nil) -> Int32 {
+        if let priority, !ProcessControl.setThreadPriority(priority) {
+            logger.warning(
+                "item process: cannot take its supervisor's priority",
+                metadata: ["nice": "\(priority)", "error": "\(String(cString: strerror(errno)))"])
+        }
         if memoryLimitMB > 0 {
             // Under AddressSanitizer (test builds) the limit counts from what is mapped now: its
             // shadow memory alone is terabytes of reserved address space.
@@ -90,8 +97,9 @@ extension ItemProcessServer {
     /// The item processes' fork server (`pushmedia item-fork-server`, ``ItemForkServer``): call
     /// from a synchronous `main`, before any thread starts. Returns in each item process it
     /// forks once that process is done serving, and in the server when its supervisor closes it.
-    public static func serveForks(logger: Logger, memoryLimitMB: Int = 0, hooks: (any ItemHooks)? = nil) -> Int32 {
-        ItemForkServer.serve(logger: logger, memoryLimitMB: memoryLimitMB, hooks: hooks)
+    /// `priority`, when given, becomes the server's nice value first, and so its item processes'.
+    public static func serveForks(logger: Logger, memoryLimitMB: Int = 0, priority: Int32? = nil, hooks: (any ItemHooks)? = nil) -> Int32 {
+        ItemForkServer.serve(logger: logger, memoryLimitMB: memoryLimitMB, priority: priority, hooks: hooks)
     }
 
     /// Forks the fork server from this process (`process`, `worker`): call from a synchronous

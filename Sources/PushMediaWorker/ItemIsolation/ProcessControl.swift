@@ -23,6 +23,23 @@ public enum ProcessControl {
     /// makes are its children. False when the kernel refuses.
     public static func becomeChildSubreaper() -> Bool { pm_set_child_subreaper() == 0 }
 
+    /// The nice value of this process's main thread: the priority the operator started it with
+    /// (`nice -n`, systemd's `Nice=`). On Linux a nice value belongs to a thread, and a process
+    /// started or forked from a thread has that thread's; Dispatch's worker threads (which run
+    /// Swift concurrency's tasks) each get one of their own from their quality of service
+    /// (0, -2, -4), whatever the process was started with. Nil when unknown.
+    public static var operatorPriority: Int32? {
+        errno = 0
+        let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(getpid()))
+        return nice == -1 && errno != 0 ? nil : nice
+    }
+
+    /// Gives the calling thread the nice value `nice`; threads it starts and processes it forks
+    /// inherit it. False when the kernel refuses (a lower value than now needs `CAP_SYS_NICE`).
+    public static func setThreadPriority(_ nice: Int32) -> Bool {
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) == 0
+    }
+
     /// Threads of this process now (`Threads` of /proc/self/status); nil when unknown.
     public static var threadCount: Int? {
         status("Threads").flatMap { $0 > 0 ? $0 : nil }
