@@ -41,7 +41,7 @@ struct ItemForkServerCommand: ParsableCommand {
 struct ItemProcessOptions: ParsableArguments {
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: "Address space each item process may use, in MB (0: no limit).")
+    @Option(name: .long, help: "Address space each item process may grow by once started, in MB (0: no limit).")
     var memoryLimit: Int = 0
 
     @Option(name: .long, help: "Nice value to take before any thread starts (the supervisor's).")
