@@ -109,21 +109,38 @@ struct ItemIsolationOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help:
-            "Address space each item process may use, in MB; past it allocations fail and only that item's attempt is lost (default: $PUSHMEDIA_ITEM_MEMORY_LIMIT_MB, else 4096; 0: no limit)."
+        help: ArgumentHelp(
+            "Address space each item process may grow by once started, in MB; past it allocations fail and only that item's attempt is lost (default: $PUSHMEDIA_ITEM_MEMORY_LIMIT_MB, else 4096; 0: no limit; at least \(ItemProcessServer.minimumMemoryLimitMB)).",
+            valueName: "MB")
     )
     var itemMemoryLimit: Int?
 
-    /// The pool of item processes, with the command's log level; nil with `--in-process`.
-    func pool(logger: Logger) throws -> ItemProcessPool? {
+    /// The item memory limit in MB (`--item-memory-limit`, else PUSHMEDIA_ITEM_MEMORY_LIMIT_MB,
+    /// else 4096): 0 (none) or at least what an item process needs to work, else a usage error.
+    func memoryLimit() throws -> Int {
         let megabytes = try Setting.int(itemMemoryLimit, Setting.itemMemoryLimit, flagName: "--item-memory-limit", default: 4096)
-        guard megabytes >= 0 else { throw ValidationError("--item-memory-limit must be 0 (no limit) or more MB, got \(megabytes)") }
+        let minimum = ItemProcessServer.minimumMemoryLimitMB
+        guard megabytes == 0 || megabytes >= minimum else {
+            throw ValidationError(
+                "--item-memory-limit must be 0 (no limit) or at least \(minimum) MB, what an item process needs to grow by to process "
+                    + "a movie, with a margin (docs/security.md#crash-containment), got \(megabytes)")
+        }
+        return megabytes
+    }
+
+    /// The pool of item processes, with the command's log level and priority; nil with
+    /// `--in-process`.
+    func pool(logger: Logger) throws -> ItemProcessPool? {
+        let megabytes = try memoryLimit()
         guard !inProcess else { return nil }
+        // Children started anew (and a fork server started anew) take this process's nice value
+        // at their start: they are started from one of its threads, whose own may differ.
+        var arguments = ["item-process", "--log-level", logger.logLevel.rawValue, "--memory-limit", "\(megabytes)"]
+        if let nice = ProcessControl.operatorPriority { arguments += ["--nice", "\(nice)"] }
         // PUSHMEDIA_ITEM_FORK_SERVER=0 starts each item process anew instead of forking it
         // (docs/security.md#crash-containment): for comparing, or a kernel without subreapers.
         return ItemProcessPool(
-            arguments: ["item-process", "--log-level", logger.logLevel.rawValue, "--memory-limit", "\(megabytes)"],
-            forkServer: ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0", logger: logger)
+            arguments: arguments, forkServer: ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0", logger: logger)
     }
 }
 
@@ -147,11 +164,8 @@ extension ItemIsolationOptions {
     /// process, the fork server is turned off (`PUSHMEDIA_ITEM_FORK_SERVER=0`) or the limit is
     /// not valid (the command then says so).
     var earlyForkServerMemoryLimit: Int? {
-        guard !inProcess, ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0",
-            let megabytes = try? Setting.int(itemMemoryLimit, Setting.itemMemoryLimit, flagName: "--item-memory-limit", default: 4096),
-            megabytes >= 0
-        else { return nil }
-        return megabytes
+        guard !inProcess, ProcessInfo.processInfo.environment["PUSHMEDIA_ITEM_FORK_SERVER"] != "0" else { return nil }
+        return try? memoryLimit()
     }
 }
 

@@ -18,6 +18,9 @@ struct ItemProcessEndTests {
         #expect(exit.code == .workerCrashed && exit.message.contains("status 3"))
         let late = ItemProcess.End.deadline.itemError(deadline: deadline)
         #expect(late.code == .timeout && late.message.contains("80 s"))
+        let stuck = ItemProcess.End.startDeadline.itemError(deadline: deadline, startDeadline: .seconds(60))
+        #expect(stuck.code == .workerCrashed && stuck.message.contains("had not started within 60 s"), "\(stuck.message)")
+        #expect(ItemProcess.End.startDeadline.reason == "start_deadline")
         #expect(ItemProcess.End.brokenStream("x").itemError(deadline: deadline).code == .workerCrashed)
         #expect(MediaJobError.transientCodes.isSuperset(of: [.workerCrashed, .timeout]), "both are retried, counting the attempt")
     }

@@ -14,7 +14,7 @@ struct ItemProcessCommand: ParsableCommand {
 
     func run() throws {
         let status = ItemProcessServer.serve(
-            logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit, hooks: CommandHooks.items)
+            logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit, priority: options.nice, hooks: CommandHooks.items)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -32,7 +32,7 @@ struct ItemForkServerCommand: ParsableCommand {
 
     func run() throws {
         let status = ItemProcessServer.serveForks(
-            logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit, hooks: CommandHooks.items)
+            logger: options.global.bootstrapLogging(), memoryLimitMB: options.memoryLimit, priority: options.nice, hooks: CommandHooks.items)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -41,6 +41,9 @@ struct ItemForkServerCommand: ParsableCommand {
 struct ItemProcessOptions: ParsableArguments {
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: "Address space each item process may use, in MB (0: no limit).")
+    @Option(name: .long, help: "Address space each item process may grow by once started, in MB (0: no limit).")
     var memoryLimit: Int = 0
+
+    @Option(name: .long, help: "Nice value to take before any thread starts (the supervisor's).")
+    var nice: Int32?
 }

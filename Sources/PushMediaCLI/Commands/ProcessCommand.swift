@@ -73,6 +73,9 @@ struct ProcessCommand: AsyncParsableCommand {
         let baseURL = try published.resolve()
         var profile = try profileFile.resolve()
         if let crop { profile.crop = crop }
+        // Each item's media work runs in a child process: a crash costs that item's attempt.
+        // (Made before the output is: a limit too low to work is refused first.)
+        let isolation = try self.isolation.pool(logger: logger)
         let inputURL = URL(fileURLWithPath: inputDirectory)
         // A bucket destination keeps only the embedded queue on local disk, in the state folder.
         var bucket: BucketOutput?
@@ -84,8 +87,6 @@ struct ProcessCommand: AsyncParsableCommand {
             outURL = OpenedOutput.stateDirectory(state, for: opened.location, environment: ProcessInfo.processInfo.environment)
         }
         let shownOut = bucket?.location.description ?? outURL.path
-        // Each item's media work runs in a child process: a crash costs that item's attempt.
-        let isolation = try self.isolation.pool(logger: logger)
         // The item processes (or, --in-process, libvips and the face model here) start while the
         // queue is set up (docs/benchmarks/start-up.md); the command waits for that before it
         // returns, so nothing is mid-start at exit.

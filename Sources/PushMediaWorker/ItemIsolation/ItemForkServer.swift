@@ -150,9 +150,19 @@ final class ItemForkServer: @unchecked Sendable {
 
     /// The server's side (`pushmedia item-fork-server`): loads libvips and the face model, then
     /// forks an item process for each request on standard input, which goes on as
-    /// ``ItemProcessServer/serve(logger:memoryLimitMB:)``. Runs only single-threaded: called
-    /// before Swift concurrency or Dispatch started a thread (the command's synchronous `main`).
-    static func serve(logger: Logger, memoryLimitMB: Int, hooks: (any ItemHooks)?, control: Int32 = STDIN_FILENO) -> Int32 {
+    /// ``ItemProcessServer/serve(logger:memoryLimitMB:priority:hooks:)``. Runs only
+    /// single-threaded: called before Swift concurrency or Dispatch started a thread (the
+    /// command's synchronous `main`). `priority`, when given, becomes its nice value first: the
+    /// supervisor's, which started it from a thread that may have another; its item processes
+    /// inherit it.
+    static func serve(logger: Logger, memoryLimitMB: Int, priority: Int32? = nil, hooks: (any ItemHooks)?, control: Int32 = STDIN_FILENO)
+        -> Int32
+    {
+        if let priority, !ProcessControl.setThreadPriority(priority) {
+            logger.warning(
+                "item fork server: cannot take its supervisor's priority",
+                metadata: ["nice": "\(priority)", "error": "\(String(cString: strerror(errno)))"])
+        }
         // Ctrl-C reaches the whole process group: the supervisor decides when this ends.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)

@@ -15,9 +15,12 @@ import PushMediaModel
 /// that dies while working on an item is replaced; the item fails `worker_crashed` (the signal
 /// named), or `timeout` when the supervisor killed it at the item's hard deadline, which no C
 /// loop can ignore. Both are transient: the queue tries the item again and counts the attempt.
+/// A child that has not started (said it is ready) within ``startDeadline`` of its first item
+/// is killed too, and the item fails `worker_crashed`: no start, however stuck, holds an item.
 public actor ItemProcessPool {
     private let executable: URL
     private let arguments: [String]
+    private let startDeadline: Duration
     private let logger: Logger
     private var idle: [ItemProcess] = []
     /// Forks the children (``ItemForkServer``); nil before the first child, or after it failed
@@ -31,9 +34,15 @@ public actor ItemProcessPool {
     ///     fork server is started with the same options (`["item-fork-server", "--log-level", …]`).
     ///   - forkServer: whether children are forked by a fork server (the default) rather than
     ///     each started anew.
-    public init(executable: URL = ItemProcessPool.currentExecutable, arguments: [String], forkServer: Bool = true, logger: Logger) {
+    ///   - startDeadline: how long a child may take to start, from its first request on
+    ///     (``defaultStartDeadline``).
+    public init(
+        executable: URL = ItemProcessPool.currentExecutable, arguments: [String], forkServer: Bool = true,
+        startDeadline: Duration = ItemProcessPool.defaultStartDeadline, logger: Logger
+    ) {
         self.executable = executable
         self.arguments = arguments
+        self.startDeadline = startDeadline
         self.logger = logger
         forkServerFailed = !forkServer
         // A child that died leaves a pipe whose write would otherwise kill the supervisor.
@@ -44,6 +53,11 @@ public actor ItemProcessPool {
     public static var currentExecutable: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     }
+
+    /// The longest a child may take to start (a forked one takes milliseconds; one started anew
+    /// links the binary, starts libvips and loads the face model, a second or two on a busy
+    /// machine) before it is killed and its first item fails.
+    public static let defaultStartDeadline = Duration.seconds(60)
 
     /// The longest an item may take before its process is killed: past both of the profile's
     /// own time limits (which stop a decode or transcode from inside, with a clean `timeout`),
@@ -73,7 +87,7 @@ public actor ItemProcessPool {
             }
         }
         let deadline = Self.hardDeadline(for: profile)
-        switch await child.run(request, deadline: deadline) {
+        switch await child.run(request, startDeadline: startDeadline, deadline: deadline) {
         case .answered(let data):
             idle.append(child)
             do {
@@ -84,7 +98,7 @@ public actor ItemProcessPool {
                 return .failed(input.escapedSource, error: ItemError(.internalError, "the item process's answer cannot be read: \(error)"))
             }
         case .ended(let end):
-            let error = end.itemError(deadline: deadline)
+            let error = end.itemError(deadline: deadline, startDeadline: startDeadline)
             Counter(label: "pushmedia_item_crashes_total", dimensions: [("reason", end.reason)]).increment()
             logger.error(
                 "item process ended while working on an item; it is replaced",
@@ -153,7 +167,10 @@ final class ItemProcess: @unchecked Sendable {
     enum End: Equatable {
         case signal(Int32)
         case exit(Int32)
+        /// Killed at the item's hard deadline.
         case deadline
+        /// Killed at its start deadline: it had not said it is ready.
+        case startDeadline
         case brokenStream(String)
 
         /// The label of `pushmedia_item_crashes_total`.
@@ -162,11 +179,12 @@ final class ItemProcess: @unchecked Sendable {
             case .signal(let number): ItemProcess.signalName(number)
             case .exit: "exit"
             case .deadline: "deadline"
+            case .startDeadline: "start_deadline"
             case .brokenStream: "broken_stream"
             }
         }
 
-        func itemError(deadline: Duration) -> ItemError {
+        func itemError(deadline: Duration, startDeadline: Duration = ItemProcessPool.defaultStartDeadline) -> ItemError {
             switch self {
             case .signal(let number):
                 ItemError(.workerCrashed, "the item's process was killed by \(ItemProcess.signalName(number)) (signal \(number)) while working on it")
@@ -176,6 +194,11 @@ final class ItemProcess: @unchecked Sendable {
                 ItemError(
                     .timeout,
                     "still running at the hard deadline of \(deadline.milliseconds / 1000) s (past the profile's time limits): its process was killed"
+                )
+            case .startDeadline:
+                ItemError(
+                    .workerCrashed,
+                    "the item's process had not started within \(startDeadline.milliseconds / 1000) s (libvips, the face model, its memory limit): it was killed"
                 )
             case .brokenStream(let detail):
                 ItemError(.workerCrashed, "the item's process answered with a broken stream: \(detail)")
@@ -189,6 +212,9 @@ final class ItemProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var running = false
     private var killedAtDeadline = false
+    /// Whether it said it has started (an empty frame before its first answer); only ``run``
+    /// touches it, one call at a time.
+    private var started = false
 
     /// Starts `executable arguments` (`pushmedia item-process …`) anew.
     init(executable: URL, arguments: [String]) throws {
@@ -258,8 +284,31 @@ final class ItemProcess: @unchecked Sendable {
     private static let exchanges = DispatchQueue(label: "pushmedia.item-exchanges", attributes: .concurrent)
 
     /// Sends one request and waits for the answer on a thread of its own (blocking reads), or
-    /// for the child's end; kills the child at `deadline`.
-    func run(_ request: Data, deadline: Duration) async -> Outcome {
+    /// for the child's end; kills the child at `deadline`. Before its first answer a child says
+    /// it has started: until then `startDeadline` holds instead (the item's own deadline starts
+    /// once the child has).
+    func run(_ request: Data, startDeadline: Duration, deadline: Duration) async -> Outcome {
+        if !started {
+            let start = await timed(startDeadline) { [self] in
+                if let broken = send(request) { return broken }
+                let first = receive()
+                if case .answered(let frame) = first, !frame.isEmpty {
+                    return ended(brokenStream: "an answer before it said it had started")
+                }
+                return first
+            }
+            switch start {
+            case .ended(let end): return .ended(end == .deadline ? .startDeadline : end)
+            case .answered: started = true
+            }
+            return await timed(deadline) { [self] in receive() }
+        }
+        return await timed(deadline) { [self] in send(request) ?? receive() }
+    }
+
+    /// Runs `exchange` (blocking) on a thread of ``exchanges`` and kills the child when it has not
+    /// returned by `limit` (it then ends `.deadline`).
+    private func timed(_ limit: Duration, _ exchange: @escaping @Sendable () -> Outcome) async -> Outcome {
         lock.withLock {
             running = true
             killedAtDeadline = false
@@ -275,11 +324,11 @@ final class ItemProcess: @unchecked Sendable {
             }
             if kill { Glibc.kill(pid, SIGKILL) }
         }
-        timer.schedule(deadline: .now() + .milliseconds(Int(deadline.milliseconds)))
+        timer.schedule(deadline: .now() + .milliseconds(Int(limit.milliseconds)))
         timer.resume()
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-            Self.exchanges.async { [self] in
-                continuation.resume(returning: exchange(request))
+            Self.exchanges.async {
+                continuation.resume(returning: exchange())
             }
         }
         timer.cancel()
@@ -287,15 +336,30 @@ final class ItemProcess: @unchecked Sendable {
         return outcome
     }
 
-    private func exchange(_ request: Data) -> Outcome {
+    /// Writes `request` to the child: nil, or how the child ended when its stream broke.
+    private func send(_ request: Data) -> Outcome? {
         do {
             try ItemFrames.write(request, to: requests.fileDescriptor)
+            return nil
+        } catch {
+            return ended(brokenStream: "\(error)")
+        }
+    }
+
+    /// The next frame from the child, or how it ended.
+    private func receive() -> Outcome {
+        do {
             if let answer = try ItemFrames.read(from: replies.fileDescriptor) { return .answered(answer) }
         } catch {
-            if isRunning { Glibc.kill(pid, SIGKILL) }
-            return .ended(end(waitForEnd(), brokenStream: "\(error)"))
+            return ended(brokenStream: "\(error)")
         }
         return .ended(end(waitForEnd(), brokenStream: nil))
+    }
+
+    /// How the child ended after its stream broke (killed first if it still runs).
+    private func ended(brokenStream detail: String) -> Outcome {
+        if isRunning { Glibc.kill(pid, SIGKILL) }
+        return .ended(end(waitForEnd(), brokenStream: detail))
     }
 
     private func end(_ ended: (signal: Int32?, status: Int32), brokenStream detail: String?) -> End {

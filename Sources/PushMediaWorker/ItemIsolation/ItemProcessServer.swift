@@ -5,27 +5,30 @@ import PushMediaModel
 
 /// The item process's side (`pushmedia item-process`, started by ``ItemProcessPool``): reads
 /// ``ItemRequest`` frames from standard input, processes each file with ``ItemProcessor`` (one
-/// at a time) and writes the item back as a frame, until standard input ends. Whatever a library
-/// prints to standard output goes to standard error instead, so it cannot break the frames.
+/// at a time) and writes the item back as a frame, until standard input ends. Before the first
+/// item's frame it writes an empty one, once started (``ItemProcess``'s start deadline waits for
+/// it). Whatever a library prints to standard output goes to standard error instead, so it
+/// cannot break the frames.
 public enum ItemProcessServer {
+    /// The smallest `memoryLimitMB` `process` and `worker` accept: below it they refuse to
+    /// start. One item process making a photo, a GIF and a movie grew by up to 180 MB on 2 cores
+    /// (FFmpeg's libraries, opened for the first movie, map ~80 MB of it); FFmpeg's decoder
+    /// starts a thread per core plus one, up to 16, each with a stack of `ulimit -s` (8 MB), so
+    /// a 16-core machine needs ~100 MB more (docs/security.md#crash-containment).
+    public static let minimumMemoryLimitMB = 384
+
     /// Serves until the supervisor closes the pipe (returns 0) or the stream breaks (1). With a
-    /// `memoryLimitMB` above 0 the process's address space is capped there first (`RLIMIT_AS`):
-    /// past it allocations fail, and at worst this process dies, costing one item's attempt.
+    /// `memoryLimitMB` above 0 the process's address space may grow by that much past what it
+    /// has mapped once started (`RLIMIT_AS`, set before the first item): past it allocations
+    /// fail, and at worst this process dies, costing one item's attempt. `priority`, when
+    /// given, becomes the process's nice value first, before any thread starts (the
+    /// supervisor's own: this process may have been started from a thread with another).
     /// `hooks` go with every item (``ProcessingOptions/hooks``; nil in the product).
-    public static func serve(logger: Logger, memoryLimitMB: Int = 0, hooks: (any ItemHooks)? = nil) -> Int32 {
-        if memoryLimitMB > 0 {
-            // Under AddressSanitizer (test builds) the limit counts from what is mapped now: its
-            // shadow memory alone is terabytes of reserved address space.
-            let start = ProcessControl.isAddressSanitized ? ProcessControl.mappedAddressSpace ?? 0 : 0
-            if ProcessControl.isAddressSanitized && start == 0 {
-                logger.warning("item process: no memory limit (AddressSanitizer, and /proc/self/status unreadable)")
-            } else {
-                let bytes = rlim_t(start) + rlim_t(memoryLimitMB) << 20
-                var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
-                if setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) != 0 {
-                    logger.warning("item process: cannot limit its memory", metadata: ["error": "\(String(cString: strerror(errno)))"])
-                }
-            }
+    public static func serve(logger: Logger, memoryLimitMB: Int = 0, priority: Int32? = nil, hooks: (any ItemHooks)? = nil) -> Int32 {
+        if let priority, !ProcessControl.setThreadPriority(priority) {
+            logger.warning(
+                "item process: cannot take its supervisor's priority",
+                metadata: ["nice": "\(priority)", "error": "\(String(cString: strerror(errno)))"])
         }
         let replies = dup(STDOUT_FILENO)
         guard replies >= 0, dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else {
@@ -44,6 +47,7 @@ public enum ItemProcessServer {
         let prepared = DispatchGroup()
         ItemProcessor.prepare(for: .default, in: prepared, hooks: hooks)
         defer { prepared.wait() }
+        var started = false
         while true {
             let frame: Data
             do {
@@ -55,6 +59,29 @@ public enum ItemProcessServer {
             } catch {
                 logger.error("item process: the supervisor's stream broke", metadata: ["error": "\(error)"])
                 return 1
+            }
+            if !started {
+                // The limit counts from here: libvips, the face model and the threads of a
+                // started process are mapped (their size is the machine's, not the item's), and
+                // no item has begun.
+                prepared.wait()
+                if memoryLimitMB > 0 {
+                    do {
+                        let mapped = try ProcessControl.limitAddressSpace(growth: memoryLimitMB)
+                        logger.debug(
+                            "item process: its address space may grow by its memory limit",
+                            metadata: ["mapped_mb": "\(mapped >> 20)", "limit_mb": "\(memoryLimitMB)"])
+                    } catch {
+                        logger.warning("item process: cannot limit its memory", metadata: ["error": "\(error)"])
+                    }
+                }
+                do {
+                    try ItemFrames.write(Data(), to: replies)
+                } catch {
+                    logger.error("item process: cannot answer the supervisor", metadata: ["error": "\(error)"])
+                    return 1
+                }
+                started = true
             }
             let item: Item
             do {
@@ -90,8 +117,9 @@ extension ItemProcessServer {
     /// The item processes' fork server (`pushmedia item-fork-server`, ``ItemForkServer``): call
     /// from a synchronous `main`, before any thread starts. Returns in each item process it
     /// forks once that process is done serving, and in the server when its supervisor closes it.
-    public static func serveForks(logger: Logger, memoryLimitMB: Int = 0, hooks: (any ItemHooks)? = nil) -> Int32 {
-        ItemForkServer.serve(logger: logger, memoryLimitMB: memoryLimitMB, hooks: hooks)
+    /// `priority`, when given, becomes the server's nice value first, and so its item processes'.
+    public static func serveForks(logger: Logger, memoryLimitMB: Int = 0, priority: Int32? = nil, hooks: (any ItemHooks)? = nil) -> Int32 {
+        ItemForkServer.serve(logger: logger, memoryLimitMB: memoryLimitMB, priority: priority, hooks: hooks)
     }
 
     /// Forks the fork server from this process (`process`, `worker`): call from a synchronous

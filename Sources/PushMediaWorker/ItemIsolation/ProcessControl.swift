@@ -1,9 +1,10 @@
 import CProcessControl
 import Foundation
 
-/// The process plumbing of the worker: crash containment's fork server (fork_server.c) and the
-/// process-wide settings of a long batch or worker process, what Swift cannot call itself
-/// (`prctl`, `SCM_RIGHTS` messages, `fork` before any thread, `mallopt`).
+/// The process plumbing of the worker: crash containment's fork server (fork_server.c), the
+/// process-wide settings of a long batch or worker process, and an item process's address-space
+/// limit and priority. C carries out what Swift cannot call itself (`prctl`, `SCM_RIGHTS`
+/// messages, `fork` before any thread, `mallopt`).
 public enum ProcessControl {
     /// Caps glibc's malloc arenas for a long batch or worker process. glibc gives busy threads
     /// arenas of their own and keeps their freed memory, so with libvips' and the batch's threads
@@ -14,14 +15,42 @@ public enum ProcessControl {
         _ = pm_limit_malloc_arenas(Int32(count))
     }
 
-    /// Whether PushMedia's C was built with AddressSanitizer (`PUSHMEDIA_SANITIZE_C=1`, as
-    /// scripts/test builds it). ASan reserves terabytes of address space for its shadow memory,
-    /// so an address-space limit has to count from what is mapped at start.
-    public static var isAddressSanitized: Bool { pm_address_sanitized() != 0 }
-
     /// Makes this process adopt its orphaned descendants, so the item processes the fork server
     /// makes are its children. False when the kernel refuses.
     public static func becomeChildSubreaper() -> Bool { pm_set_child_subreaper() == 0 }
+
+    /// The nice value of this process's main thread: the priority the operator started it with
+    /// (`nice -n`, systemd's `Nice=`). On Linux a nice value belongs to a thread, and a process
+    /// started or forked from a thread has that thread's; Dispatch's worker threads (which run
+    /// Swift concurrency's tasks) each get one of their own from their quality of service
+    /// (0, -2, -4), whatever the process was started with. Nil when unknown.
+    public static var operatorPriority: Int32? {
+        errno = 0
+        let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(getpid()))
+        return nice == -1 && errno != 0 ? nil : nice
+    }
+
+    /// Gives the calling thread the nice value `nice`; threads it starts and processes it forks
+    /// inherit it. False when the kernel refuses (a lower value than now needs `CAP_SYS_NICE`).
+    public static func setThreadPriority(_ nice: Int32) -> Bool {
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) == 0
+    }
+
+    /// Caps this process's address space (`RLIMIT_AS`) at what it has mapped now plus
+    /// `megabytes`: past it allocations fail. Counting from what is mapped makes the limit
+    /// the growth allowed, whatever the process mapped before (its libraries, the thread
+    /// stacks, AddressSanitizer's terabytes of shadow memory in the test build). Returns the
+    /// bytes mapped it counts from.
+    @discardableResult
+    public static func limitAddressSpace(growth megabytes: Int) throws -> Int {
+        guard let mapped = mappedAddressSpace else { throw POSIXError(.ENOENT) }
+        let bytes = rlim_t(mapped) + rlim_t(megabytes) << 20
+        var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
+        guard setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL)
+        }
+        return mapped
+    }
 
     /// Threads of this process now (`Threads` of /proc/self/status); nil when unknown.
     public static var threadCount: Int? {
