@@ -152,7 +152,8 @@ static void sum_canvas(sums *s, const uint32_t *canvas, size_t pixels) {
 static int decode_a(const char *path, sums *out) {
     gif_reader r = {0};
     if (gifd_map_file(path, &r)) return -1;
-    if (gifd_scan(&r)) {
+    pm_gif_facts facts;
+    if (gifd_scan(&r, 1 << 20, &facts)) {
         gifd_unmap_file(&r), free(r.frames);
         return 1;
     }
@@ -287,7 +288,8 @@ static int decode_b(const char *path, sums *out) {
 
 static int decode_product(const char *path, sums *out) {
     pm_gif_file *file = NULL;
-    int status = pm_gif_open(path, &file);
+    pm_gif_facts facts;
+    int status = pm_gif_open(path, 1 << 20, &file, &facts);
     if (status) return status;
     gif_reader *r = NULL;
     status = gifd_open(file, &r);
@@ -380,7 +382,8 @@ int main(int argc, char **argv) {
         stat(path, &st);
         const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
         gif_reader r = {0};
-        gifd_map_file(path, &r), gifd_scan(&r);
+        pm_gif_facts facts;
+        gifd_map_file(path, &r), gifd_scan(&r, 1 << 20, &facts);
         printf("| %s | %lld | %d×%d | %d | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f | %.2f | %s |\n", base,
                (long long)st.st_size, r.width, r.height, frames, med[0], low[0], med[1], low[1], med[2], low[2], wmed[0],
                wmed[1], med[1] / med[0], same ? "yes" : "**no**");

@@ -13,7 +13,8 @@ int main(int argc, char **argv) {
     double error = argc > 3 ? atof(argv[3]) : 8;
     int reps = argc > 2 ? atoi(argv[2]) : 1;
     pm_gif_file *file;
-    if (pm_gif_open(argv[1], &file)) { fprintf(stderr, "open: declined or %s\n", vips_error_buffer()); return 1; }
+    pm_gif_facts facts;
+    if (pm_gif_open(argv[1], 1 << 20, &file, &facts)) { fprintf(stderr, "open: declined or %s\n", vips_error_buffer()); return 1; }
     pm_gif_info info;
     pm_gif_file_info(file, &info);
     int n = info.frames;

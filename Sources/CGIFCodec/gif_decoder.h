@@ -83,9 +83,11 @@ GIF_HIDDEN int gifd_show_cut(gif_reader *r, const pm_gif_cut *cut, const VipsRec
 GIF_HIDDEN int gifd_map_file(const char *path, gif_reader *r);
 GIF_HIDDEN void gifd_unmap_file(gif_reader *r);
 /// Walks the mapped file's blocks without decoding pixels: the screen, the global table and
-/// background, every frame (r->frames, r->count, r->max_bytes), the bands and the loop count.
-/// 0: a file the decoder takes; 1: one it leaves to libvips.
-GIF_HIDDEN int gifd_scan(gif_reader *r);
+/// background, every frame up to `max_frames` (r->frames, r->count, r->max_bytes), the bands and
+/// the loop count; *facts: the screen, and the frames found and their pixels, also past
+/// `max_frames` and in a file left to libvips. 0: a file the decoder takes; 1: one it leaves to
+/// libvips; 2: more than `max_frames` frames.
+GIF_HIDDEN int gifd_scan(gif_reader *r, int max_frames, pm_gif_facts *facts);
 /// `entries` RGB triples as opaque RGBA words (libnsgif's colour table entries).
 GIF_HIDDEN void gifd_read_table(uint32_t *table, const unsigned char *rgb, int entries);
 

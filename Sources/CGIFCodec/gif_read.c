@@ -21,8 +21,8 @@
 //
 // Only plain files are taken (gif_read_scan.c walks the file's blocks first); the caller falls
 // back to libvips for anything else (return 1): a frame reaching outside the picture, a
-// truncated or malformed block structure, a code size outside 2…11, more than 4,096 frames, a
-// size libnsgif would change.
+// truncated or malformed block structure, a code size outside 2…11, a size libnsgif would
+// change; and it refuses (return 2) more frames than the caller allows.
 //
 // Memory: the file (mapped), the canvas (4 bytes a pixel), a frame's indices (1 byte a pixel)
 // and LZW data, the canvas before a frame with disposal 3 when there is one, and the previous
@@ -203,8 +203,9 @@ static void close_reader(VipsImage *image, gif_reader *r) {
     gifd_close(r);
 }
 
-int pm_gif_open(const char *path, pm_gif_file **out) {
+int pm_gif_open(const char *path, int max_frames, pm_gif_file **out, pm_gif_facts *facts) {
     *out = NULL;
+    *facts = (pm_gif_facts){0};
     pm_gif_file *file = calloc(1, sizeof *file);
     if (!file) {
         vips_error("gif_read", "out of memory");
@@ -216,9 +217,10 @@ int pm_gif_open(const char *path, pm_gif_file **out) {
         pm_gif_file_unref(file);
         return -1;
     }
-    if (gifd_scan(&file->scan)) {
+    int scanned = gifd_scan(&file->scan, max_frames, facts);
+    if (scanned) {
         pm_gif_file_unref(file);
-        return 1;
+        return scanned;
     }
     *out = file;
     return 0;

@@ -10,7 +10,9 @@
 // global table). It declines (1) a screen size libnsgif replaces by the first frame's, a frame
 // reaching outside the picture, a block running past the end, a code size outside 2…11, a last
 // frame libnsgif does not count, an empty extension other than a comment (libnsgif reads past its
-// end), over 4,096 frames.
+// end). Whatever it declines, it walks on as far as the blocks allow, counting frames and their
+// pixels (pm_gif_facts), so that the caller's limits see a file libvips would be left with
+// before libvips opens it; past the caller's frame limit it stops keeping frames and only counts.
 #include "gif_decoder.h"
 
 #include <fcntl.h>
@@ -40,18 +42,19 @@ static bool skip_blocks(const gif_reader *r, size_t *at, size_t *bytes) {
     }
 }
 
-GIF_HIDDEN int gifd_scan(gif_reader *r) {
+GIF_HIDDEN int gifd_scan(gif_reader *r, int max_frames, pm_gif_facts *facts) {
+    *facts = (pm_gif_facts){0};
     const unsigned char *f = r->file;
     if (r->length < 13 || memcmp(f, "GIF", 3) != 0) return 1;
     int width = word_at(f + 6), height = word_at(f + 8);
+    facts->screen_width = width, facts->screen_height = height;
     bool global = f[10] & 0x80;
     int global_entries = 2 << (f[10] & 7);
     size_t at = 13;
     // libnsgif takes these screen sizes as the frames' size (its first frame grows the picture).
-    if ((width == 640 && (height == 480 || height == 512)) || (width == 800 && height == 600)
-        || (width == 1024 && height == 768) || (width == 1280 && height == 1024) || (width == 1600 && height == 1200)
-        || width == 0 || height == 0 || width > 2048 || height > 2048)
-        return 1;
+    bool declined = (width == 640 && (height == 480 || height == 512)) || (width == 800 && height == 600)
+                    || (width == 1024 && height == 768) || (width == 1280 && height == 1024)
+                    || (width == 1600 && height == 1200) || width == 0 || height == 0 || width > 2048 || height > 2048;
     if (global) {
         if (at + (size_t)global_entries * 3 > r->length) return 1;
         gifd_read_table(r->global, f + at, global_entries);
@@ -70,20 +73,20 @@ GIF_HIDDEN int gifd_scan(gif_reader *r) {
     bool any_transparent = false;
     while (at < r->length && f[at] != 0x3b) {
         if (f[at] == 0x21) { // an extension
-            if (at + 3 > r->length) return 1;
+            if (at + 3 > r->length) goto stop;
             // libnsgif skips the first block of any extension but a comment as a header, by its
             // length byte, and then reads blocks up to a terminator: when that first block is
             // the terminator itself, it reads on into what follows (the next frame, say).
-            if (f[at + 1] != 0xfe && f[at + 2] == 0) return 1;
+            if (f[at + 1] != 0xfe && f[at + 2] == 0) goto stop;
             if (f[at + 1] == 0xf9) { // graphic control: libnsgif reads 4 bytes whatever the size says
-                if (at + 7 > r->length) return 1;
+                if (at + 7 > r->length) goto stop;
                 if (f[at + 3] & 1) next.transparent = f[at + 6];
                 next.disposal = (f[at + 3] >> 2) & 7;
                 if (next.disposal == 4) next.disposal = 3;
                 next.delay = word_at(f + at + 4) * 10;
             } else if (f[at + 1] == 0xff) { // application: libnsgif wants 17 bytes from the label
                 const unsigned char *data = f + at + 1;
-                if (r->length - (at + 1) < 17) return 1;
+                if (r->length - (at + 1) < 17) goto stop;
                 if (data[1] == 0x0b && (memcmp(data + 2, "NETSCAPE2.0", 11) == 0 || memcmp(data + 2, "ANIMEXTS1.0", 11) == 0)
                     && data[13] == 3 && data[14] == 1) {
                     r->loop = word_at(data + 15);
@@ -91,43 +94,53 @@ GIF_HIDDEN int gifd_scan(gif_reader *r) {
                 }
             }
             at += 2;
-            if (!skip_blocks(r, &at, NULL)) return 1;
+            if (!skip_blocks(r, &at, NULL)) goto stop;
             continue;
         }
-        if (f[at] != 0x2c || at + 10 > r->length) return 1;
+        if (f[at] != 0x2c || at + 10 > r->length) goto stop;
         next.left = word_at(f + at + 1), next.top = word_at(f + at + 3);
         next.width = word_at(f + at + 5), next.height = word_at(f + at + 7);
         unsigned char flags = f[at + 9];
         at += 10;
-        if (next.width == 0 || next.height == 0 || next.left + next.width > width || next.top + next.height > height)
-            return 1;
+        // Outside a screen libnsgif replaces, a frame is expected to reach past it.
+        if (!declined
+            && (next.width == 0 || next.height == 0 || next.left + next.width > width || next.top + next.height > height))
+            declined = true;
         next.interlaced = flags & 0x40;
         if (flags & 0x80) {
             next.entries = 2 << (flags & 7);
             next.table = at;
             at += (size_t)next.entries * 3;
-            if (at > r->length) return 1;
+            if (at > r->length) goto stop;
         }
         // libnsgif counts no frame with under 3 bytes from its code size byte to the file's end
-        if (r->length - at < 3 || f[at] < 2 || f[at] > 11) return 1;
+        if (r->length - at < 3 || f[at] < 2 || f[at] > 11) goto stop;
+        facts->frames++;
+        facts->coded_pixels += (double)next.width * (double)next.height;
         next.data = at;
         at += 1;
-        if (!skip_blocks(r, &at, &next.bytes)) return 1;
+        if (!skip_blocks(r, &at, &next.bytes)) goto stop;
         if (next.bytes > r->max_bytes) r->max_bytes = next.bytes;
-        if (r->count == 4096) return 1;
+        if (declined || r->count >= max_frames) { // counted, not kept
+            next = fresh;
+            continue;
+        }
         if ((size_t)r->count == capacity) {
             capacity = capacity ? capacity * 2 : 64;
             gifd_frame *grown = realloc(r->frames, capacity * sizeof *grown);
-            if (!grown) return 1;
+            if (!grown) goto stop;
             r->frames = grown;
         }
         any_transparent |= next.transparent >= 0;
         r->frames[r->count++] = next;
         next = fresh;
     }
-    if (r->count == 0) return 1;
+    if (facts->frames > max_frames) return 2;
+    if (declined || r->count == 0) return 1;
     r->bands = any_transparent ? 4 : 3;
     return 0;
+stop: // a block the walk cannot follow: libvips' loader decides what the file is
+    return facts->frames > max_frames ? 2 : 1;
 }
 
 GIF_HIDDEN int gifd_map_file(const char *path, gif_reader *r) {

@@ -154,7 +154,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // The logical screen, clamped to what a cut can be.
     int screen_width = VIPS_MAX(1, data[6] | data[7] << 8), screen_height = VIPS_MAX(1, data[8] | data[9] << 8);
     pm_gif_file *file = NULL;
-    if (pm_gif_open(path, &file)) { // declined or unreadable: nothing to cut
+    pm_gif_facts facts;
+    if (pm_gif_open(path, 4096, &file, &facts)) { // declined, refused or unreadable: nothing to cut
         vips_error_clear();
         return 0;
     }

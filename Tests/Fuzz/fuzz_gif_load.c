@@ -23,15 +23,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = pmf_write_file(data, size, ".gif");
 
     pm_gif_file *file = NULL;
-    int status = pm_gif_open(path, &file);
-    PMF_SAY("pm_gif_open: %d%s\n", status, status == 0 ? "" : " (declined or failed)");
-    if (status == 1 || status == -1) {
+    pm_gif_facts facts;
+    const int max_frames = 4096;
+    int status = pm_gif_open(path, max_frames, &file, &facts);
+    PMF_SAY("pm_gif_open: %d%s, %ld frames of %.0f pixels\n", status, status == 0 ? "" : " (declined, refused or failed)",
+            facts.frames, facts.coded_pixels);
+    if (status == 2 && facts.frames <= max_frames) pmf_fail("pm_gif_open refused %ld frames", facts.frames);
+    if (facts.frames < 0 || facts.coded_pixels < 0) pmf_fail("pm_gif_open's facts are impossible");
+    if (status == 1 || status == 2 || status == -1) {
         if (file) pmf_fail("pm_gif_open returned %d and a file", status);
         return 0;
     }
     if (status != 0 || !file) pmf_fail("pm_gif_open returned %d (file %p)", status, (void *)file);
     pm_gif_info info;
     pm_gif_file_info(file, &info);
+    if (facts.frames != info.frames || facts.screen_width != info.width || facts.screen_height != info.height)
+        pmf_fail("pm_gif_open's facts (%ld frames, %dx%d) are not the file's (%d, %dx%d)", facts.frames, facts.screen_width,
+                 facts.screen_height, info.frames, info.width, info.height);
     int *delays = g_new(int, info.frames);
     pm_gif_file_delays(file, delays);
     VipsImage *mine = NULL;

@@ -24,10 +24,24 @@ typedef struct _VipsImage VipsImage;
 /// Reference-counted; readers hold their own reference (an image from pm_gif_load keeps it
 /// open until it closes). Immutable once open: readers on several threads need no lock.
 typedef struct pm_gif_file pm_gif_file;
-/// Opens and scans the GIF at `path`. 0: *out (release with pm_gif_file_unref); 1: a file the
-/// decoder does not take (a frame outside the picture, a malformed or truncated block, a size
-/// libnsgif changes): use libvips; -1: a libvips error (it cannot be read).
-int pm_gif_open(const char *path, pm_gif_file **out);
+/// What a scan learns of a GIF before any pixel is decoded, whether or not the decoder takes it:
+/// the facts the caller's limits are checked against.
+typedef struct {
+    /// The logical screen as the file declares it (libnsgif replaces some sizes; see
+    /// gif_read_scan.c).
+    int screen_width, screen_height;
+    /// Image descriptors found with data, as far as the blocks could be followed (all of them,
+    /// past the frame limit too).
+    long frames;
+    /// The pixels of those frames' own rectangles: what decoding every frame once costs.
+    double coded_pixels;
+} pm_gif_facts;
+/// Opens and scans the GIF at `path`, keeping at most `max_frames` frames; *facts is filled in
+/// whatever the result (zeros when the file cannot be read). 0: *out (release with
+/// pm_gif_file_unref); 1: a file the decoder does not take (a frame outside the picture, a
+/// malformed or truncated block, a size libnsgif changes): use libvips; 2: more than `max_frames`
+/// frames (facts->frames says how many); -1: a libvips error (it cannot be read).
+int pm_gif_open(const char *path, int max_frames, pm_gif_file **out, pm_gif_facts *facts);
 void pm_gif_file_unref(pm_gif_file *file);
 /// What the scan found, as libvips' gifload (n=-1) reports it: the screen (a frame's size),
 /// the frames, the bands (3, or 4 when a frame has a transparent index) and `loop` (1 without

@@ -3,7 +3,7 @@ import PushMediaModel
 /// The profile's safety limits, checked from headers alone, before any pixel is decoded. Pure.
 extension Profile.Limits {
     /// Refuses an image over the limits: pixels of a still image or of one frame, frames, and
-    /// total animation pixels.
+    /// total animation pixels (a GIF's cost was weighed when it was probed).
     func check(_ image: ProbedImage) throws {
         try checkImage(width: image.size.width, height: image.size.height, frames: image.frames)
     }
@@ -25,6 +25,28 @@ extension Profile.Limits {
             throw ItemError(
                 .tooManyFrames,
                 "\(frames) frames of \(width)×\(height) are \(total) pixels in all, over the limit of \(maxAnimationPixels)")
+        }
+    }
+
+    /// Refuses a GIF from its scan, before libvips or PushMedia's decoder reads a pixel: a screen
+    /// over ``maxPixels``, more frames than ``maxFrames`` (counted, however many), frames ×
+    /// screen over ``maxAnimationPixels`` (the hard cap), or more decoding than the item's time
+    /// can finish (``AnimationCost``).
+    func check(gif facts: GIFFacts) throws {
+        let (screen, overflow) = facts.screen.width.multipliedReportingOverflow(by: facts.screen.height)
+        if overflow || screen > maxPixels {
+            throw ItemError(
+                .tooManyPixels,
+                "the GIF's screen of \(facts.screen.width)×\(facts.screen.height) is \(screen) pixels, over the limit of \(maxPixels)")
+        }
+        try checkImage(width: facts.screen.width, height: facts.screen.height, frames: facts.frames)
+        let cost = AnimationCost(facts)
+        if cost.seconds > AnimationCost.share * timeoutSeconds {
+            throw ItemError(
+                .tooManyFrames,
+                "decoding \(facts.frames) frames of \(Int(facts.codedPixels.rounded())) pixels in all would take about "
+                    + "\(String(format: "%.0f", cost.seconds)) s, more than \(Int(AnimationCost.share * 100)) % of the limit of "
+                    + "\(String(format: "%g", timeoutSeconds)) s")
         }
     }
 
