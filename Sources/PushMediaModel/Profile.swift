@@ -197,11 +197,10 @@ public struct Profile: Codable, Sendable, Equatable {
         public var maxPixels: Int
         /// `too_many_frames`.
         public var maxFrames: Int
-        /// `too_many_frames`: frames × pixels per frame of an animation (150 MP by default). Its
-        /// decode and re-encode cost grows with it (~16 MP a second on one core: a 2048×2048 GIF
-        /// of 119 frames, 499 MP, took 31 s and 270 MB), while what a notification shows is at
-        /// most `expanded.maxWidth` wide and a few MB: 150 MP (1080×1080 × 128 frames) keeps
-        /// the worst item to ~10 s, well inside `timeoutSeconds`, and is refused from the header.
+        /// `too_many_frames`: frames × pixels per frame of an animation, a hard cap on what a
+        /// file may declare (4 G by default, twice a 2048×2048 GIF of 480 frames). Below it an
+        /// animation is refused only when what it would cost is over `timeoutSeconds`
+        /// (`AnimationCost`, from the file's scan).
         public var maxAnimationPixels: Int
         /// `timeout`: seconds one image may take.
         public var timeoutSeconds: Double
@@ -211,7 +210,7 @@ public struct Profile: Codable, Sendable, Equatable {
         public var mediaTimeoutSeconds: Double
         public init(
             maxInputBytes: Int = 200_000_000, maxPixels: Int = 50_000_000, maxFrames: Int = 1000,
-            maxAnimationPixels: Int = 150_000_000, timeoutSeconds: Double = 60, maxDurationSeconds: Double = 900,
+            maxAnimationPixels: Int = 4_000_000_000, timeoutSeconds: Double = 60, maxDurationSeconds: Double = 900,
             mediaTimeoutSeconds: Double = 300
         ) {
             self.maxDurationSeconds = maxDurationSeconds

@@ -39,7 +39,7 @@ enum ImageEncoder {
 
     static func encode(
         _ pixels: Pixels, role: Attachment.Role, as format: OutputImageFormat, budget: Int,
-        profile: Profile, deadline: Deadline, scratch: URL? = nil
+        profile: Profile, deadline: Deadline
     ) throws -> EncodedImage {
         let hardLimit = format.attachmentType.maxBytes
         // Frames of the source, before the frame-rate cap or the ladder dropped any.
@@ -47,13 +47,7 @@ enum ImageEncoder {
         var pixels = pixels
         if case .animation(let animation) = pixels {
             // Frames the eye cannot tell apart cost bytes on every rung: cap the rate first.
-            let capped = animation.cappingFrameRate(profile.animation.maxFramesPerSecond)
-            // A large source is fitted and cut once, not on every rung.
-            if let scratch, capped.rendersOnce {
-                pixels = .animation(try Vips.attributed(until: deadline) { try capped.rendered(in: scratch) })
-            } else {
-                pixels = .animation(capped)
-            }
+            pixels = .animation(animation.cappingFrameRate(profile.animation.maxFramesPerSecond))
         }
         let ladderFormat: BudgetLadder.Format =
             switch (format, pixels) {

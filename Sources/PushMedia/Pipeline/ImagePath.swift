@@ -6,7 +6,10 @@ import PushMediaModel
 enum ImagePath {
     static func process(_ source: Source, _ run: ItemRun) throws -> [Attachment] {
         let image = try run.stage("probe") { try ProbedImage.probe(source, run) }
-        try run.stage("limits") { try run.profile.limits.check(image) }
+        try run.stage("limits") {
+            try run.profile.limits.check(image)
+            try AnimationCost.check(image, profile: run.profile)
+        }
         let decoded = try run.stage("decode") { try Decoded.decode(image, run) }
         let encoded = try encode(consume decoded, within: DeliveryBudget(profile: run.profile, carriesMedia: false), run)
         return try run.stage("store") { try encoded.store(run) }

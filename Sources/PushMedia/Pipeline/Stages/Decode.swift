@@ -70,6 +70,10 @@ struct Decoded {
                 let header = try animation.openFrames()
                 animation.sourceSize = PixelSize(width: header.width, height: header.pageHeight)
                 animation.size = animation.sourceSize
+                // A large source is fitted once, not by every pass over its frames.
+                if animation.fitsOnce(source: file.frameSize) {
+                    animation = try animation.fittedOnce(in: run.options.outputDirectory)
+                }
             }
             return Decoded(pixels: .animation(animation), keepsAlpha: file.bands == 4, plan: plan)
         }

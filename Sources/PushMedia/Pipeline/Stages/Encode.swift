@@ -25,8 +25,7 @@ struct Encoded {
             let budget = delivery.image(role, animated: format == .gif, spent: spent)
             do {
                 let encoded = try ImageEncoder.encode(
-                    pixels, role: role, as: format, budget: budget, profile: run.profile, deadline: run.deadline,
-                    scratch: run.options.outputDirectory)
+                    pixels, role: role, as: format, budget: budget, profile: run.profile, deadline: run.deadline)
                 run.warnings += warnings(for: encoded, total: pixels.frameCount, maxFramesPerSecond: run.profile.animation.maxFramesPerSecond)
                 images.append(encoded)
             } catch let error as Vips.Error {

@@ -30,8 +30,8 @@ extension Profile.Limits {
 
     /// Refuses a GIF from its scan, before libvips or PushMedia's decoder reads a pixel: a screen
     /// over ``maxPixels``, more frames than ``maxFrames`` (counted, however many), frames ×
-    /// screen over ``maxAnimationPixels`` (the hard cap), or more decoding than the item's time
-    /// can finish (``AnimationCost``).
+    /// screen over ``maxAnimationPixels`` (the hard cap). What it costs is weighed once the
+    /// decode size is known (``AnimationCost``).
     func check(gif facts: GIFFacts) throws {
         let (screen, overflow) = facts.screen.width.multipliedReportingOverflow(by: facts.screen.height)
         if overflow || screen > maxPixels {
@@ -40,14 +40,6 @@ extension Profile.Limits {
                 "the GIF's screen of \(facts.screen.width)×\(facts.screen.height) is \(screen) pixels, over the limit of \(maxPixels)")
         }
         try checkImage(width: facts.screen.width, height: facts.screen.height, frames: facts.frames)
-        let cost = AnimationCost(facts)
-        if cost.seconds > AnimationCost.share * timeoutSeconds {
-            throw ItemError(
-                .tooManyFrames,
-                "decoding \(facts.frames) frames of \(Int(facts.codedPixels.rounded())) pixels in all would take about "
-                    + "\(String(format: "%.0f", cost.seconds)) s, more than \(Int(AnimationCost.share * 100)) % of the limit of "
-                    + "\(String(format: "%g", timeoutSeconds)) s")
-        }
     }
 
     /// Refuses a movie or audio file over the limits: duration, and pixels per video frame.

@@ -1,0 +1,135 @@
+import Foundation
+import PushMediaModel
+import Testing
+
+@testable import PushMedia
+
+@Suite("GIF limits by cost")
+struct GIFCostTests {
+    /// A GIF of `frames` one-pixel frames (each with a graphic control) on a `width`×`height`
+    /// screen: tiny on disk, hostile to a loader that keeps every frame or trusts the screen.
+    static func onePixelFrames(width: UInt16, height: UInt16, frames: Int) -> Data {
+        func word(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8)] }
+        var bytes = Array("GIF89a".utf8) + word(width) + word(height) + [0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff]
+        bytes += [0x21, 0xff, 0x0b] + Array("NETSCAPE2.0".utf8) + [3, 1, 0, 0, 0]
+        let frame: [UInt8] =
+            [0x21, 0xf9, 4, 0, 1, 0, 0, 0] + [0x2c] + word(0) + word(0) + word(1) + word(1) + [0] + [2, 2, 0x44, 1, 0]
+        bytes.reserveCapacity(bytes.count + frame.count * frames + 1)
+        for _ in 0..<frames { bytes += frame }
+        return Data(bytes + [0x3b])
+    }
+
+    @Test("hostile GIFs are refused from their scan, before libvips reads them: every frame counted, the declared screen weighed")
+    func hostile() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let input = folder.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try Self.onePixelFrames(width: 16, height: 16, frames: 100_000).write(to: input.appendingPathComponent("empty.gif"))
+        try Self.onePixelFrames(width: 65535, height: 65535, frames: 100).write(to: input.appendingPathComponent("screen.gif"))
+        let out = folder.appendingPathComponent("out")
+        // Peak memory of the whole run: libvips' loader holding 100,000 frames took 536 MB.
+        let script =
+            "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+        let result = try CommandRunner.run(
+            "/usr/bin/env", ["python3", "-c", script, CommandRunner.pushmedia, "process", input.path, "--out", out.path])
+        let fields = result.output.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(fields.first == 1, "\(result.output) \(result.error)")
+        let peakMiB = Double(fields.last ?? .max) / 1024
+        #expect(peakMiB < 160, "peak RSS \(peakMiB) MiB")
+
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let empty = try #require(manifest.items.first { $0.source == "empty.gif" })
+        #expect(empty.error?.code == .tooManyFrames)
+        #expect(empty.error?.message == "the animation has 100000 frames, over the limit of 1000")
+        #expect(empty.probe?.frames == 100_000)
+        let screen = try #require(manifest.items.first { $0.source == "screen.gif" })
+        #expect(screen.error?.code == .tooManyPixels)
+        #expect(screen.error?.message.contains("65535×65535") == true, "\(screen.error?.message ?? "ok")")
+        #expect(screen.probe?.width == 65535)
+    }
+
+    @Test("the frame limit a user sets is checked on the count, however many frames the file has")
+    func frameLimit() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder.appendingPathComponent("many.gif")
+        try Self.onePixelFrames(width: 4, height: 4, frames: 1500).write(to: path)
+        var profile = Profile()
+        profile.limits.maxFrames = 2000
+        let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder))
+        let taken = processor.process(InputFile(path: path.path, source: "many.gif"))
+        #expect(taken.status == .ok, "\(taken.error?.message ?? "")")
+        #expect(taken.probe?.frames == 1500)
+        profile.limits.maxFrames = 1499
+        let refused = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder))
+            .process(InputFile(path: path.path, source: "many.gif"))
+        #expect(refused.error?.code == .tooManyFrames)
+        #expect(refused.error?.message == "the animation has 1500 frames, over the limit of 1499")
+    }
+
+    @Test("the cost model: designer-size GIFs fit the time limit, twice their frames do not, and fitting every frame is weighed")
+    func model() {
+        func facts(_ side: Int, _ frames: Int) -> GIFFacts {
+            GIFFacts(screen: PixelSize(width: side, height: side), frames: frames, codedPixels: Double(side * side * frames))
+        }
+        let limit = Profile.Limits().timeoutSeconds
+        #expect(AnimationCost(facts(1200, 200), fitted: false).seconds < limit)
+        #expect(AnimationCost(facts(2048, 120), fitted: true).seconds < limit)
+        #expect(AnimationCost(facts(2048, 480), fitted: true).seconds > limit)
+        #expect(AnimationCost(facts(2048, 120), fitted: true).seconds > AnimationCost(facts(2048, 120), fitted: false).seconds)
+        // Costs add up frame by frame: twice the frames, about twice the time.
+        let one = AnimationCost(facts(1000, 100), fitted: true).seconds
+        #expect(abs(AnimationCost(facts(1000, 200), fitted: true).seconds - 2 * one) < 1e-9)
+    }
+
+    @Test("an animation over what the time limit can finish is refused before it is decoded, with the estimate")
+    func refusedByCost() throws {
+        let folder = try Fixtures.temporaryFolder()
+        // 300 frames of a 2048×2048 screen, which libvips would fit one by one to the decode size:
+        // 76 s by the model, over the default 60 s, though each frame codes a single pixel.
+        let path = folder.appendingPathComponent("wide.gif")
+        try Self.onePixelFrames(width: 2048, height: 2048, frames: 300).write(to: path)
+        let processor = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: folder))
+        let item = processor.process(InputFile(path: path.path, source: "wide.gif"))
+        #expect(item.error?.code == .tooManyFrames)
+        let message = item.error?.message ?? ""
+        let facts = GIFFacts(screen: PixelSize(width: 2048, height: 2048), frames: 300, codedPixels: 300)
+        let estimate = String(format: "%.0f", AnimationCost(facts, fitted: true).seconds)
+        #expect(message.hasPrefix("300 frames of 2048×2048 (300 pixels coded, every frame resized) would take about \(estimate) s"), "\(message)")
+        #expect(message.hasSuffix("over the limit of 60 s (limits.timeoutSeconds)"), "\(message)")
+        // Fewer frames of the same screen fit the time limit.
+        let fewer = folder.appendingPathComponent("fewer.gif")
+        try Self.onePixelFrames(width: 2048, height: 2048, frames: 100).write(to: fewer)
+        #expect(processor.process(InputFile(path: fewer.path, source: "fewer.gif")).error?.code != .tooManyFrames)
+    }
+
+    @Test("a large GIF fitted to the decode size once: ok, animated, within budget, its duration kept, no temporary file left")
+    func fittedOnce() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let input = folder.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        // 1601×1601 (odd) × 64 frames: 164 M source pixels, over Animation.fitOnceSourcePixels,
+        // and larger than the decode size, so every frame is fitted.
+        let source = input.appendingPathComponent("large.gif")
+        try GIFEncodingTests.makeBadgeGIF(source, width: 1601, height: 1601, frames: 64)
+        let file = try #require(try GIFFile.open(path: source.path))
+        let plan = ImagePlan(source: file.frameSize, profile: .default)
+        #expect(DecodePath.gifNeedsFitting(frame: file.frameSize, inside: plan.decode, colourManaged: false))
+        #expect(Animation(frames: .gif(file, fit: nil), frameSize: file.frameSize, delays: file.delays, loop: 0)
+            .fitsOnce(source: file.frameSize))
+        let out = folder.appendingPathComponent("out")
+        let result = try CommandRunner.run(CommandRunner.pushmedia, ["process", input.path, "--out", out.path])
+        #expect(result.status == 0, "\(result.error)")
+        let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        let item = try #require(manifest.items.first)
+        #expect(item.status == .ok, "\(item.error?.message ?? "")")
+        #expect((item.delivery?.bytes ?? .max) <= Profile.default.delivery.notificationBytes)
+        let expanded = try #require(item.attachment(.expanded))
+        let gif = try GIFReader.read(Data(contentsOf: out.appendingPathComponent(expanded.file)))
+        #expect(gif.frames >= 2)
+        #expect(expanded.width == 2 * (expanded.height ?? 0))
+        let duration = Double(file.delays.reduce(0, +))
+        #expect(abs(Double(gif.delays.reduce(0, +)) - duration) <= duration * 0.05)
+        let left = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".pushmedia-") }
+        #expect(left.isEmpty, "\(left)")
+    }
+}
