@@ -2,10 +2,11 @@ import Foundation
 import PushMediaModel
 
 extension Animation {
-    /// Source pixels (frames × a source frame) from which a GIF whose frames must be fitted to
-    /// the decode size is fitted once (``fittedOnce(in:)``) rather than by every pass over its
-    /// frames (representative frame, stills, each attempt of the budget ladder): below it every
-    /// pass fits the frames it reads, as it always did, and the outputs are unchanged.
+    /// Source pixels (frames × a source frame) from which frames that must be resized (a GIF's
+    /// fitted to the decode size; the expanded variant's cut to its size) are resized once
+    /// (``fittedOnce(in:)``) rather than by every pass over them (representative frame, stills,
+    /// each attempt of the budget ladder): below it every pass resizes the frames it reads, as
+    /// it always did, and the outputs are unchanged.
     static let fitOnceSourcePixels = 150_000_000
 
     /// How the one rendering is written: every colour a frame's palette can hold and every pixel

@@ -39,7 +39,7 @@ enum ImageEncoder {
 
     static func encode(
         _ pixels: Pixels, role: Attachment.Role, as format: OutputImageFormat, budget: Int,
-        profile: Profile, deadline: Deadline
+        profile: Profile, deadline: Deadline, scratch: URL? = nil
     ) throws -> EncodedImage {
         let hardLimit = format.attachmentType.maxBytes
         // Frames of the source, before the frame-rate cap or the ladder dropped any.
@@ -47,7 +47,13 @@ enum ImageEncoder {
         var pixels = pixels
         if case .animation(let animation) = pixels {
             // Frames the eye cannot tell apart cost bytes on every rung: cap the rate first.
-            pixels = .animation(animation.cappingFrameRate(profile.animation.maxFramesPerSecond))
+            let capped = animation.cappingFrameRate(profile.animation.maxFramesPerSecond)
+            // Large frames that the cut resizes are resized once, not on every rung.
+            if let scratch, capped.directCut == nil, capped.fitsOnce(source: capped.sourceSize) {
+                pixels = .animation(try Vips.attributed(until: deadline) { try capped.fittedOnce(in: scratch) })
+            } else {
+                pixels = .animation(capped)
+            }
         }
         let ladderFormat: BudgetLadder.Format =
             switch (format, pixels) {

@@ -25,7 +25,8 @@ struct Encoded {
             let budget = delivery.image(role, animated: format == .gif, spent: spent)
             do {
                 let encoded = try ImageEncoder.encode(
-                    pixels, role: role, as: format, budget: budget, profile: run.profile, deadline: run.deadline)
+                    pixels, role: role, as: format, budget: budget, profile: run.profile, deadline: run.deadline,
+                    scratch: run.options.outputDirectory)
                 run.warnings += warnings(for: encoded, total: pixels.frameCount, maxFramesPerSecond: run.profile.animation.maxFramesPerSecond)
                 images.append(encoded)
             } catch let error as Vips.Error {
