@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The second face detector (dlib's CNN, `limits.faceNetMilliseconds`): what it finds and costs.
 
-    /usr/bin/python3 Benchmarks/face_net.py [--pushmedia PATH] [--runs N] [--budgets 0,800]
+    /usr/bin/python3 Benchmarks/face_net.py [--pushmedia PATH] [--runs N] [--budgets 0,800] [--sets group,crowd]
 
 Makes the group banners (scripts/make-group-banners: dlib's example photos, faces 40-140 px) and
 the crowd banners (scripts/make-crowd-banners: 6-16 faces of 60-110 px, four nearly equal faces,
@@ -89,11 +89,14 @@ def main():
     parser.add_argument("--pushmedia", default=str(ROOT / ".build/release/pushmedia"))
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--budgets", default="0,800")
+    parser.add_argument("--sets", default="group,crowd")
     args = parser.parse_args()
     budgets = [float(b) for b in args.budgets.split(",")]
     work = Path(tempfile.mkdtemp(prefix="face-net-"))
     sets = {}
     for name, script in (("group", "make-group-banners"), ("crowd", "make-crowd-banners")):
+        if name not in args.sets.split(","):
+            continue
         folder = work / name
         lines = subprocess.run([str(ROOT / "scripts" / script), str(folder)], check=True, capture_output=True, text=True)
         sets[name] = (folder, [json.loads(l) for l in lines.stdout.splitlines()])

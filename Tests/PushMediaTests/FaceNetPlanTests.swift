@@ -120,21 +120,26 @@ struct FaceNetPlanTests {
     }
 
     @Test(
-        "a face is measured on one level at scales that bring 0.72–1.32 of its box to the window, around it; the surest detection of it is its size")
+        "a face is measured on one level at scales that bring 0.6–1.4 of its box to the window, around it; its detections' sizes, weighted by score, are its size")
     func measured() throws {
         let face = PixelRect(x: 500, y: 200, width: 151, height: 151)
         let searches = FaceSizePlan.searches(for: face, in: PixelSize(width: 2400, height: 800))
         #expect(searches.count == FaceSizePlan.steps.count)
-        #expect(FaceSizePlan.steps.first == 0.72 && FaceSizePlan.steps.last == 1.32)
+        #expect(FaceSizePlan.steps.first == 0.6 && FaceSizePlan.steps.last == 1.4 && FaceSizePlan.steps.count == 21)
         for (search, step) in zip(searches, FaceSizePlan.steps) {
             #expect(abs(search.scale * 151 * step - FaceSearchPlan.window) < 1e-9)
             #expect(search.region == PixelRect(x: 424, y: 124, width: 303, height: 303))
         }
+        // Two detections of it, equally sure (100 and 144 px: 120 between), and another face.
         let found: [(rect: PixelRect, score: Double)] = [
-            (PixelRect(x: 515, y: 214, width: 121, height: 121), 0.9), (PixelRect(x: 510, y: 210, width: 130, height: 130), 1.2),
+            (PixelRect(x: 530, y: 230, width: 100, height: 100), 1.0), (PixelRect(x: 510, y: 210, width: 144, height: 144), 1.0),
             (PixelRect(x: 900, y: 210, width: 130, height: 130), 2.0),
         ]
-        #expect(FaceSizePlan.measured(face, found: found) == PixelRect(x: 510, y: 210, width: 130, height: 130))
+        #expect(FaceSizePlan.measured(face, found: found) == PixelRect(x: 520, y: 220, width: 120, height: 120))
+        // A surer detection weighs more; one scoring 0 not at all.
+        let surer = FaceSizePlan.measured(face, found: [found[0], (found[1].rect, 3.0)])
+        #expect(surer.width > 120 && surer.width < 144 && surer.width == surer.height)
+        #expect(FaceSizePlan.measured(face, found: [found[0], (found[1].rect, 0)]) == found[0].rect)
         #expect(FaceSizePlan.measured(face, found: []) == face)
     }
 }
