@@ -120,7 +120,8 @@ struct FaceNetPlanTests {
     }
 
     @Test(
-        "a face is measured on one level at scales that bring 0.6–1.4 of its box to the window, around it; its detections' sizes, weighted by score, are its size")
+        "a face is measured on one level at scales that bring 0.6–1.4 of its box to the window, around it; its detections' sizes, weighted by score, are its size"
+    )
     func measured() throws {
         let face = PixelRect(x: 500, y: 200, width: 151, height: 151)
         let searches = FaceSizePlan.searches(for: face, in: PixelSize(width: 2400, height: 800))
