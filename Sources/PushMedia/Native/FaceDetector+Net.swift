@@ -14,12 +14,6 @@ extension FaceDetector {
         var score: Double
     }
 
-    /// Decodes the net's weights compiled in (once per process), beside ``loadModel()``.
-    static func loadNet() {
-        var message = [CChar](repeating: 0, count: 256)
-        _ = pm_face_net_load(&message, message.count)
-    }
-
     /// The faces the net finds in `plan`'s regions of `image`, surest first, scoring over
     /// `minimumScore` (the net's own threshold is 0); it stops between regions at `deadline`.
     static func searchNet(
