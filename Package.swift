@@ -119,6 +119,16 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-O2"])] + sanitizerCXXFlags,
             linkerSettings: [.linkedLibrary(":libdlib.a")] + sanitizerLinkFlags
         ),
+        // Faces the HOG search misses: dlib's CNN face detector (mmod_human_face_detector, CC0;
+        // its weights compiled in, face_net_model.h). A target of its own: dlib's dnn templates
+        // take minutes to compile. libdlib.a's dnn code calls BLAS; face_net_blas.cpp provides the
+        // few routines it calls, so no BLAS library is linked. Always optimised, as CFaceDetect.
+        .target(
+            name: "CFaceNet",
+            dependencies: ["CFaceDetect", "CDeadline"],
+            cxxSettings: [.unsafeFlags(["-O2"])] + sanitizerCXXFlags,
+            linkerSettings: [.linkedLibrary(":libdlib.a")] + sanitizerLinkFlags
+        ),
         // The worker's process plumbing: the fork server of crash containment, malloc's arenas.
         .target(name: "CProcessControl", cSettings: sanitizerCFlags, linkerSettings: sanitizerLinkFlags),
         // Entry points for the tests alone (checks against giflib, dlib and full scans; test
@@ -149,6 +159,7 @@ let package = Package(
                 "CGIFCodec",
                 "CFFmpegShims",
                 "CFaceDetect",
+                "CFaceNet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),

@@ -131,7 +131,7 @@ extension Profile.Budgets {
 extension Profile.Limits {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case maxInputBytes, maxPixels, maxFrames, maxAnimationPixels, timeoutSeconds, maxDurationSeconds
-        case mediaTimeoutSeconds
+        case mediaTimeoutSeconds, faceNetMilliseconds
     }
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
@@ -144,6 +144,7 @@ extension Profile.Limits {
         timeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .timeoutSeconds) ?? d.timeoutSeconds
         maxDurationSeconds = try c.decodeIfPresent(Double.self, forKey: .maxDurationSeconds) ?? d.maxDurationSeconds
         mediaTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .mediaTimeoutSeconds) ?? d.mediaTimeoutSeconds
+        faceNetMilliseconds = try c.decodeIfPresent(Double.self, forKey: .faceNetMilliseconds) ?? d.faceNetMilliseconds
     }
 }
 

@@ -52,6 +52,9 @@ extension Profile {
         check(limits.timeoutSeconds, upTo: 3600, "limits.timeoutSeconds")
         check(limits.mediaTimeoutSeconds, upTo: 3600, "limits.mediaTimeoutSeconds")
         check(limits.maxDurationSeconds, upTo: 86400, "limits.maxDurationSeconds")
+        if !(limits.faceNetMilliseconds.isFinite && limits.faceNetMilliseconds >= 0 && limits.faceNetMilliseconds <= 60_000) {
+            out.append("limits.faceNetMilliseconds must be a number in 0…60000, got \(Self.text(limits.faceNetMilliseconds))")
+        }
         check(video.maxLongSide, 16, 7680, "video.maxLongSide")
         check(video.maxFrameRate, upTo: 240, "video.maxFrameRate")
         check(video.posterWindowSeconds, upTo: 600, "video.posterWindowSeconds")

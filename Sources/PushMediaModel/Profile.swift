@@ -208,11 +208,15 @@ public struct Profile: Codable, Sendable, Equatable {
         public var maxDurationSeconds: Double
         /// `timeout`: seconds one movie or audio file may take (transcoding takes longer).
         public var mediaTimeoutSeconds: Double
+        /// Milliseconds of CPU the second face detector (dlib's CNN, `crop: smart`, banners only)
+        /// may spend on one item looking for faces the first search missed; 0: it never runs.
+        public var faceNetMilliseconds: Double
         public init(
             maxInputBytes: Int = 200_000_000, maxPixels: Int = 50_000_000, maxFrames: Int = 1000,
             maxAnimationPixels: Int = 4_000_000_000, timeoutSeconds: Double = 60, maxDurationSeconds: Double = 900,
-            mediaTimeoutSeconds: Double = 300
+            mediaTimeoutSeconds: Double = 300, faceNetMilliseconds: Double = 800
         ) {
+            self.faceNetMilliseconds = faceNetMilliseconds
             self.maxDurationSeconds = maxDurationSeconds
             self.mediaTimeoutSeconds = mediaTimeoutSeconds
             self.maxInputBytes = maxInputBytes

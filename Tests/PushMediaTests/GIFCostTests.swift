@@ -114,8 +114,9 @@ struct GIFCostTests {
         let file = try #require(try GIFFile.open(path: source.path))
         let plan = ImagePlan(source: file.frameSize, profile: .default)
         #expect(DecodePath.gifNeedsFitting(frame: file.frameSize, inside: plan.decode, colourManaged: false))
-        #expect(Animation(frames: .gif(file, fit: nil), frameSize: file.frameSize, delays: file.delays, loop: 0)
-            .fitsOnce(source: file.frameSize))
+        #expect(
+            Animation(frames: .gif(file, fit: nil), frameSize: file.frameSize, delays: file.delays, loop: 0)
+                .fitsOnce(source: file.frameSize))
         let out = folder.appendingPathComponent("out")
         let result = try CommandRunner.run(CommandRunner.pushmedia, ["process", input.path, "--out", out.path])
         #expect(result.status == 0, "\(result.error)")

@@ -57,7 +57,7 @@ struct GIFEncodingTests {
         #expect(expanded.encoding?.framesTotal == 100)
     }
 
-    @Test("a 1200x1200, 200-frame GIF, accepted by the default limits: `pushmedia process` peaks under 300 MB; still thumbnail, animated expanded GIF within the delivery budget")
+    @Test("a 1200x1200, 200-frame GIF under the default limits: peak under 300 MB; still thumbnail, animated expanded GIF within the delivery budget")
     func boundedMemory() throws {
         let folder = try Fixtures.temporaryFolder()
         let input = folder.appendingPathComponent("in")

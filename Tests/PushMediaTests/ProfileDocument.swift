@@ -72,6 +72,7 @@ indirect enum ProfileDocument {
             f("limits", "timeoutSeconds", .double(0.001...3600)),
             f("limits", "maxDurationSeconds", .double(0.001...86400)),
             f("limits", "mediaTimeoutSeconds", .double(0.001...3600)),
+            f("limits", "faceNetMilliseconds", .double(0...60_000)),
         ]
     }()
 
@@ -200,6 +201,7 @@ indirect enum ProfileDocument {
         p.limits.timeoutSeconds = double("limits", "timeoutSeconds")
         p.limits.maxDurationSeconds = double("limits", "maxDurationSeconds")
         p.limits.mediaTimeoutSeconds = double("limits", "mediaTimeoutSeconds")
+        p.limits.faceNetMilliseconds = double("limits", "faceNetMilliseconds")
         return p
     }
 

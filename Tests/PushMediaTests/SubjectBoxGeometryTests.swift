@@ -219,8 +219,8 @@ struct FaceSubjectTests {
         for keep in choice.keep { #expect(keep.width * 3000 <= 1000 + 1e-6 && keep.height * 1000 <= 1000 + 1e-6) }
     }
 
-    @Test("a group beats a larger face alone: the most faces that fit in one square, then the most face area")
-    func largestGroup() throws {
+    @Test("the largest face first, then the most faces that fit with it in one square, then the most face area")
+    func largestFaceFirst() throws {
         // 3000×1000: a square is a third of the width. One big face on the left, four smaller
         // ones on the right (a team photo beside a portrait), one of them apart from the rest.
         let size = PixelSize(width: 3000, height: 1000)
@@ -228,12 +228,20 @@ struct FaceSubjectTests {
         let team = (0..<3).map { UnitRect(x: 0.60 + Double($0) * 0.05, y: 0.4, width: 0.03, height: 0.09) }
         let apart = UnitRect(x: 0.95, y: 0.4, width: 0.03, height: 0.09)
         let choice = try #require(FaceSubject.choose(faces: [alone] + team + [apart], in: size))
-        #expect(Set(choice.faces.map(\.x)) == Set(team.map(\.x)), "\(choice.faces)")
-        // Two groups of two: the one with more face area.
-        let small = [UnitRect(x: 0.1, y: 0.4, width: 0.02, height: 0.06), UnitRect(x: 0.15, y: 0.4, width: 0.02, height: 0.06)]
-        let large = [UnitRect(x: 0.7, y: 0.4, width: 0.03, height: 0.09), UnitRect(x: 0.75, y: 0.4, width: 0.03, height: 0.09)]
-        let pairs = try #require(FaceSubject.choose(faces: small + large, in: size))
-        #expect(Set(pairs.faces.map(\.x)) == Set(large.map(\.x)))
+        #expect(choice.faces == [alone], "\(choice.faces)")
+        #expect(Set(choice.others.map(\.x)) == Set((team + [apart]).map(\.x)))
+        // The largest in the team: it and the neighbours that fit with it, not the one further off.
+        let lead = UnitRect(x: 0.65, y: 0.38, width: 0.032, height: 0.1)
+        let far = UnitRect(x: 0.965, y: 0.4, width: 0.03, height: 0.09)
+        let led = try #require(FaceSubject.choose(faces: [team[0], lead, team[2], far], in: size))
+        #expect(led.faces.first == lead && Set(led.faces.map(\.x)) == Set([team[0].x, lead.x, team[2].x]))
+        // Four nearly equal faces (117–125 px), three together and the largest apart: the largest
+        // is kept, not the three.
+        let four = [0.05, 0.17, 0.75, 0.27].enumerated().map { i, x in
+            UnitRect(x: x, y: 0.4, width: [0.039, 0.040, 0.0417, 0.0387][i], height: 0.12)
+        }
+        let nearlyEqual = try #require(FaceSubject.choose(faces: four, in: size))
+        #expect(nearlyEqual.faces == [four[2]], "\(nearlyEqual.faces)")
         // One face too large for the square: it alone.
         let huge = UnitRect(x: 0.1, y: 0.0, width: 0.5, height: 1.0)
         #expect(FaceSubject.choose(faces: [huge], in: size)?.faces == [huge])
@@ -254,12 +262,16 @@ struct FaceSubjectTests {
                 let box = group.dropFirst().reduce(group[0]) { $0.union($1) }
                 return box.width * Double(size.width) <= side + 1e-6 && box.height * Double(size.height) <= side + 1e-6
             }
-            // No group that fits has more faces (every subset, by brute force), and no face left
-            // out fits with the chosen ones.
+            // The largest face is chosen; no group with it that fits has more faces (every
+            // subset, by brute force), and no face left out fits with the chosen ones.
+            let largest = faces.max { $0.width * $0.height < $1.width * $1.height }!
+            #expect(choice.faces.first.map { $0.width * $0.height } == largest.width * largest.height)
             if choice.faces.count > 1 || fits(choice.faces) {
                 for mask in 1..<(1 << faces.count) {
                     let group = faces.indices.filter { mask & (1 << $0) != 0 }.map { faces[$0] }
-                    if group.count > choice.faces.count { #expect(!fits(group), "\(group) fits, chose \(choice.faces)") }
+                    if group.count > choice.faces.count && group.contains(choice.faces[0]) {
+                        #expect(!fits(group), "\(group) fits, chose \(choice.faces)")
+                    }
                 }
                 for face in faces where !choice.faces.contains(face) {
                     #expect(!fits(choice.faces + [face]), "\(face) fits with \(choice.faces)")

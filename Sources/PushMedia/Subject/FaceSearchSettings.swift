@@ -17,6 +17,11 @@ enum FaceSearchSettings {
     /// rounding in the blur decides whether they show: a face must score above this.
     static let minimumScore = 0.1
 
+    /// The lowest score of the CNN's faces (``FaceNetPlan``): dlib's threshold for the model, 0,
+    /// raised a little. On the group banners and the no-face controls its false faces (none seen)
+    /// would need to pass it; its true faces scored 0.4 and more (docs/benchmarks/faces.md).
+    static let netMinimumScore = 0.2
+
     /// Pixels of the image across and down one cell of the map the search is planned from
     /// (``FaceDetector/cells(of:)``).
     static let cell = 8

@@ -2,10 +2,11 @@ import PushMediaModel
 
 /// The subject when faces were found: pure, no pixels.
 ///
-/// The crops hold the largest group of faces that fits in one square of the image's short side
-/// (the thumbnail's): the most faces, then the most face area, as a person framing a group photo
-/// would, not the largest face and whoever happens to be next to it. No face left out would fit
-/// with the group (the group is as large as any square can hold). The subject point is the
+/// The crops hold the largest face (measured, ``FaceSizePlan``: the face nearest the camera, or the
+/// one the picture is about), then as many of the others as fit with it in one square of the
+/// image's short side (the thumbnail's): the most faces, then the most face area. No face left out
+/// would fit with the group (the group is as large as any square holding the largest face can
+/// hold); a larger group elsewhere in the image does not displace the largest face. The subject point is the
 /// centre of those faces weighted by their area, so a crop that has room to spare leans towards
 /// the big ones. The faces come with a margin (hair, chin) when that still fits, else bare.
 public enum FaceSubject {
@@ -46,10 +47,11 @@ public enum FaceSubject {
         return Choice(point: point, keep: keep, faces: chosen, others: bySize.filter { !chosen.contains($0) })
     }
 
-    /// The faces (largest first) inside the square of side `side` pixels that holds the most of
-    /// them, then the most face area (the first such square met, trying every square whose left
-    /// edge is a face's left and whose top edge is a face's top: any group that fits lies in one of
-    /// those), largest first; nil when no face fits alone.
+    /// The faces (largest first) inside the square of side `side` pixels that holds the largest
+    /// (`bySize[0]`) and, with it, the most of them, then the most face area (the first such square
+    /// met, trying every square whose left edge is a face's left and whose top edge is a face's
+    /// top: any group that fits lies in one of those), largest first; nil when the largest face
+    /// does not fit alone.
     static func largestGroup(_ bySize: [UnitRect], width: Double, height: Double, side: Double) -> [UnitRect]? {
         let slack = 1e-9
         var best: (faces: [UnitRect], area: Double)?
@@ -59,7 +61,7 @@ public enum FaceSubject {
                     $0.x >= left - slack && $0.y >= top - slack && ($0.maxX - left) * width <= side + slack
                         && ($0.maxY - top) * height <= side + slack
                 }
-                guard !inside.isEmpty else { continue }
+                guard let first = inside.first, first == bySize[0] else { continue }
                 let area = inside.reduce(0.0) { $0 + $1.width * $1.height }
                 if let current = best,
                     current.faces.count > inside.count

@@ -66,25 +66,53 @@ struct Subject {
     /// face in a 2400×800 banner is about 20 px, too small to find), only where a face could be
     /// (``FaceSearchPlan/firstLook(cells:image:scale:)``), and when that finds none in a banner,
     /// a second look at the skin-coloured regions at the scale a face of
-    /// ``FaceSearchPlan/smallestSourceFace`` source pixels needs (``FaceSearchPlan``); nil (and a
-    /// warning) when the search fails, so attention decides instead.
+    /// ``FaceSearchPlan/smallestSourceFace`` source pixels needs (``FaceSearchPlan``). In a banner,
+    /// dlib's CNN then reads the first search's near misses and the skin it left unexplained
+    /// (``FaceNetPlan``, within the profile's `limits.faceNetMilliseconds`). Two faces or more are
+    /// measured (``FaceSizePlan``), so the largest is the largest face, not the coarsest pyramid
+    /// level. Largest first; nil (and a warning) when the search fails, so attention decides
+    /// instead.
     static func findFaces(in image: Vips.Image, source: PixelSize, _ run: ItemRun) -> [UnitRect]? {
         do {
             var faces = try Vips.attributed { () -> [UnitRect] in
                 let size = PixelSize(width: image.width, height: image.height)
                 let cells = try FaceDetector.cells(of: image)
                 let firstScale = FaceSearchSettings.proxyScale(of: size)
-                let first: [UnitRect]
+                let smallestFace = FaceSearchPlan.smallestSourceFace * Double(image.width) / Double(max(1, source.width))
+                let threshold = FaceSearchSettings.minimumScore
+                // Windows down to the near misses' score: the faces (over `threshold`) are the
+                // ones a search at `threshold` reports, since only surer windows suppress others.
+                let windows: [FaceDetector.Found]
                 switch FaceSearchPlan.firstLook(cells: cells, image: size, scale: firstScale) {
-                case .wholeImage: first = try FaceDetector.search(image).faces
-                case .regions(let plan): first = plan.regions.isEmpty ? [] : try FaceDetector.search(image, in: plan)
+                case .wholeImage:
+                    windows = try FaceDetector.found(image, minimumScore: FaceNetPlan.nearMissScore)
+                case .regions(let plan):
+                    windows =
+                        plan.regions.isEmpty
+                        ? []
+                        : try FaceDetector.found(
+                            image, regions: plan.regions, scale: plan.scale, levels: plan.levels ?? 0,
+                            minimumScore: FaceNetPlan.nearMissScore)
                 }
-                guard first.isEmpty,
-                    let plan = FaceSearchPlan.plan(
-                        cells: cells, image: size, firstScale: firstScale,
-                        smallestFace: FaceSearchPlan.smallestSourceFace * Double(image.width) / Double(max(1, source.width)))
-                else { return first }
-                return try FaceDetector.search(image, in: plan)
+                var found = windows.filter { $0.score > threshold }.map(\.rect)
+                let nearMisses = windows.filter { $0.score <= threshold }.map(\.rect)
+                if found.isEmpty,
+                    let plan = FaceSearchPlan.plan(cells: cells, image: size, firstScale: firstScale, smallestFace: smallestFace)
+                {
+                    found = try FaceDetector.found(
+                        image, regions: plan.regions, scale: plan.scale, levels: plan.levels ?? 0, minimumScore: threshold
+                    ).map(\.rect)
+                }
+                if let plan = FaceNetPlan.plan(
+                    cells: cells, image: size, found: found, nearMisses: nearMisses, smallestFace: smallestFace,
+                    milliseconds: run.profile.limits.faceNetMilliseconds)
+                {
+                    let deadline = min(run.deadline, .after(FaceNetPlan.deadline(for: run.profile.limits.faceNetMilliseconds)))
+                    let net = try FaceDetector.searchNet(image, plan: plan, deadline: deadline)
+                    found += FaceNetPlan.newFaces(net.faces.map(\.rect), besides: found)
+                }
+                if found.count >= 2 { found = try FaceDetector.measured(found, in: image) }
+                return found.map { FaceDetector.unitRect($0, in: size) }
             }
             faces.sort { $0.width * $0.height > $1.width * $1.height }
             return faces
