@@ -53,15 +53,15 @@ struct AnimationTests {
         #expect(try gif.frame(4).extractBands(0, count: 3).deviation() > 10)
     }
 
-    @Test("a big animated GIF (made here, tens of MB) fits its budget, stays animated, keeps its duration")
+    @Test("a big animated GIF of noise (made here, over 10 MB) fits its budget, stays animated, keeps its duration")
     func bigAnimation() throws {
         let folder = try Fixtures.temporaryFolder()
         let source = folder.appendingPathComponent("big.gif")
-        let frames = try (0..<80).map { try Vips.Image.noise(width: 600, height: 380, sigma: 60, seed: $0) }
-        let delays = (0..<80).map { $0 % 3 == 0 ? 50 : 70 }
+        let frames = try (0..<40).map { try Vips.Image.noise(width: 600, height: 380, sigma: 60, seed: $0) }
+        let delays = (0..<40).map { $0 % 3 == 0 ? 50 : 70 }
         try Vips.Image.animation(frames: frames, delays: delays, loop: 0).gifData(paletteBits: 8).write(to: source)
         let inputBytes = try FileManager.default.attributesOfItem(atPath: source.path)[.size] as! Int
-        #expect(inputBytes > 20_000_000, "input is only \(inputBytes) bytes")
+        #expect(inputBytes > 10_000_000, "input is only \(inputBytes) bytes")
 
         // This test is about the budget, not speed: a generous time limit, so parallel tests
         // on a loaded machine cannot turn it into a timeout.
@@ -84,7 +84,7 @@ struct AnimationTests {
             let gif = try GIFReader.read(data)
             #expect(gif.frames >= 2, "no longer animated")
             #expect(abs(Double(gif.delays.reduce(0, +)) / 1000 - duration) <= duration * 0.05)
-            #expect(attachment.encoding?.framesTotal == 80)
+            #expect(attachment.encoding?.framesTotal == 40)
         }
         #expect(item.warnings.contains { $0.contains("dropped frames") || $0.contains("colours") })
         #expect((item.delivery?.bytes ?? .max) <= Profile.default.delivery.notificationBytes)
