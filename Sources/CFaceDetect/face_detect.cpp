@@ -15,8 +15,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
-#include <new>
 
 #define PM_FACE_SEARCH_ENTRY search_portable
 #define PM_FACE_REGIONS_ENTRY search_regions_portable
@@ -66,6 +64,7 @@ extern "C" int pm_face_search_build(pm_face_search_choice choice) {
 
 namespace {
 
+using pm_face_entry::guarded;
 using pm_face_entry::readable;
 using pm_face_entry::set_error;
 
@@ -74,7 +73,7 @@ using pm_face_entry::set_error;
 template <typename Portable, typename AVX2>
 auto with_build(pm_face_search_choice choice, char *error, size_t error_size, Portable portable, AVX2 avx2)
     -> decltype(portable()) {
-    try {
+    return guarded(error, error_size, [&]() -> decltype(portable()) {
         switch (pm_face_search_build(choice)) {
         case PM_FACE_SEARCH_AVX2: return avx2();
         case PM_FACE_SEARCH_PORTABLE: return portable();
@@ -82,14 +81,7 @@ auto with_build(pm_face_search_choice choice, char *error, size_t error_size, Po
             set_error(error, error_size, "this CPU lacks AVX2 or FMA");
             return -1;
         }
-    } catch (const std::bad_alloc &) {
-        set_error(error, error_size, "out of memory");
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "unknown error");
-    }
-    return -1;
+    });
 }
 
 /// The AVX2 build's `call` where there is one (x86-64). Elsewhere there is none, the call is not
@@ -162,7 +154,7 @@ extern "C" int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell 
         set_error(error, error_size, "invalid arguments");
         return -1;
     }
-    try {
+    return guarded(error, error_size, [&] {
         // Sums for one row of cells: 64 x 64 pixels of 255^2 stay inside 32 bits.
         struct sums {
             uint32_t red, green, blue, chroma, band, squares;
@@ -221,10 +213,5 @@ extern "C" int pm_face_cells(const pm_face_image *image, int cell, pm_face_cell 
             }
         }
         return 0;
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "unknown error");
-    }
-    return -1;
+    });
 }

@@ -19,13 +19,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <exception>
-#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "face_net_model.h"
+
+#include "../CFaceDetect/face_entry.h"
 
 namespace {
 
@@ -39,9 +39,9 @@ template <typename SUBNET> using rcon5 = dlib::relu<dlib::affine<con5<45, SUBNET
 using face_net = dlib::loss_mmod<
     dlib::con<1, 9, 9, 1, 1, rcon5<rcon5<rcon5<downsampler<dlib::input_rgb_image_pyramid<dlib::pyramid_down<6>>>>>>>>;
 
-void set_error(char *error, size_t size, const char *message) {
-    if (error && size > 0) std::snprintf(error, size, "%s", message);
-}
+using pm_face_entry::guarded;
+using pm_face_entry::readable;
+using pm_face_entry::set_error;
 
 // Once per process, never freed (as CFaceDetect's model: another thread may still search while
 // `exit` runs the destructors of function-local statics).
@@ -97,25 +97,13 @@ dlib::matrix<dlib::rgb_pixel> region_pixels(const pm_face_image &image, const pm
     return out;
 }
 
-bool readable(const pm_face_image *image) {
-    return image && image->pixels && image->width > 0 && image->height > 0 && image->bands > 0 && image->band >= 0 &&
-           image->band < image->bands && image->stride >= image->width * image->bands;
-}
-
 } // namespace
 
 extern "C" int pm_face_net_load(char *error, size_t error_size) {
-    try {
+    return guarded(error, error_size, [] {
         prototype();
         return 0;
-    } catch (const std::bad_alloc &) {
-        set_error(error, error_size, "out of memory");
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "unknown error");
-    }
-    return -1;
+    });
 }
 
 extern "C" int pm_detect_faces_net(const pm_face_image *image, const pm_face_region *regions, const double *scales,
@@ -133,7 +121,7 @@ extern "C" int pm_detect_faces_net(const pm_face_image *image, const pm_face_reg
             return -1;
         }
     }
-    try {
+    return guarded(error, error_size, [&] {
         face_net &detector = net();
         std::vector<dlib::mmod_rect> all;
         for (int i = 0; i < region_count; i++) {
@@ -168,12 +156,5 @@ extern "C" int pm_detect_faces_net(const pm_face_image *image, const pm_face_reg
                                    static_cast<int>(r.height()), all[static_cast<size_t>(i)].detection_confidence};
         }
         return count;
-    } catch (const std::bad_alloc &) {
-        set_error(error, error_size, "out of memory");
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "unknown error");
-    }
-    return -1;
+    });
 }

@@ -14,6 +14,7 @@
 
 namespace {
 
+using pm_face_entry::guarded;
 using pm_face_entry::readable;
 using pm_face_entry::set_error;
 
@@ -22,7 +23,7 @@ using pm_face_entry::set_error;
 template <typename Portable, typename AVX2>
 long in_build(pm_face_search_choice choice, const char *differ, char *error, size_t error_size, Portable portable,
               AVX2 avx2) {
-    try {
+    return guarded(error, error_size, [&]() -> long {
         long compared;
         switch (pm_face_search_build(choice)) {
         case PM_FACE_SEARCH_AVX2: compared = avx2(); break;
@@ -31,12 +32,7 @@ long in_build(pm_face_search_choice choice, const char *differ, char *error, siz
         }
         if (compared < 0) set_error(error, error_size, differ);
         return compared;
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "unknown error");
-    }
-    return -1;
+    });
 }
 
 #if defined(__x86_64__)
