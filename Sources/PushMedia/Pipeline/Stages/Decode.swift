@@ -70,7 +70,9 @@ struct Decoded {
                 let header = try animation.openFrames()
                 animation.sourceSize = PixelSize(width: header.width, height: header.pageHeight)
                 animation.size = animation.sourceSize
-                // A large source is fitted once, not by every pass over its frames.
+                // A large source is fitted once, not by every pass over its frames: into a
+                // GIF that later passes read straight from the decoder
+                // (Encoding/Animation+FitOnce.swift, removed from the folder as soon as opened).
                 if animation.fitsOnce(source: file.frameSize) {
                     animation = try animation.fittedOnce(in: run.options.outputDirectory)
                 }
