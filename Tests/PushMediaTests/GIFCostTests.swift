@@ -28,14 +28,9 @@ struct GIFCostTests {
         try Self.onePixelFrames(width: 65535, height: 65535, frames: 100).write(to: input.appendingPathComponent("screen.gif"))
         let out = folder.appendingPathComponent("out")
         // Peak memory of the whole run: libvips' loader holding 100,000 frames took 536 MB.
-        let script =
-            "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-        let result = try CommandRunner.run(
-            "/usr/bin/env", ["python3", "-c", script, CommandRunner.pushmedia, "process", input.path, "--out", out.path])
-        let fields = result.output.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        #expect(fields.first == 1, "\(result.output) \(result.error)")
-        let peakMiB = Double(fields.last ?? .max) / 1024
-        #expect(peakMiB < 160, "peak RSS \(peakMiB) MiB")
+        let run = try CommandRunner.peakMemory(CommandRunner.pushmedia, ["process", input.path, "--out", out.path])
+        #expect(run.status == 1, "\(run.parent.output) \(run.parent.error)")
+        #expect(run.peakMiB < 160, "peak RSS \(run.peakMiB) MiB")
 
         let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
         let empty = try #require(manifest.items.first { $0.source == "empty.gif" })

@@ -35,16 +35,10 @@ struct SafetyLimitTests {
         let folder = try Fixtures.temporaryFolder()
         try Self.bombPNG(width: 30_000, height: 30_000).write(to: folder.appendingPathComponent("bomb.png"))
         let out = try Fixtures.temporaryFolder("bombout")
-        // Run the real binary under a parent that reports its child's peak RSS (KiB).
-        let script =
-            "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-        let result = try CommandRunner.run(
-            "/usr/bin/env", ["python3", "-c", script, CommandRunner.pushmedia, "process", folder.path, "--out", out.path])
-        let fields = result.output.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        #expect(fields.count == 2, "\(result.output) \(result.error)")
-        #expect(fields.first == 1)
-        let peakMiB = Double(fields.last ?? .max) / 1024
-        #expect(peakMiB < 120, "peak RSS \(peakMiB) MiB")
+        // The real binary, under a parent that reports its peak RSS.
+        let run = try CommandRunner.peakMemory(CommandRunner.pushmedia, ["process", folder.path, "--out", out.path])
+        #expect(run.status == 1, "\(run.parent.output) \(run.parent.error)")
+        #expect(run.peakMiB < 120, "peak RSS \(run.peakMiB) MiB")
         let manifest = try Manifest.decode(from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
         #expect(manifest.items.first?.error?.code == .tooManyPixels)
         #expect(manifest.items.first?.probe?.width == 30_000)
