@@ -91,6 +91,7 @@ def main() -> int:
         "measured_min": (time.time() - measured_from) / 60,
         "load_start": load_start, "load_end": loadavg(), "quiet_note": quiet_note,
         "machine": machine(),
+        "commit": commit(),
     }
     text = report(suite.results, meta)
     if args.no_write:
@@ -105,6 +106,15 @@ def main() -> int:
     print(text)
     log(f"==> wrote {target} ({meta['duration_min']:.1f} min)")
     return 0
+
+
+def commit() -> str:
+    """The checked-out commit, marked when the tree differs from it (the figures are then of
+    uncommitted code)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return (head or "unknown") + (" with uncommitted changes" if dirty else "")
 
 
 if __name__ == "__main__":
