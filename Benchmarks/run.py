@@ -52,6 +52,7 @@ def main() -> int:
         subprocess.run(["swift", "build", "-c", "release", "--product", "pushmedia"], cwd=ROOT, check=True)
 
     started = time.time()
+    measured_commit = commit()
     suite = Suite(args)
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     # Inputs first (generation is not measured), then the measurements.
@@ -91,7 +92,7 @@ def main() -> int:
         "measured_min": (time.time() - measured_from) / 60,
         "load_start": load_start, "load_end": loadavg(), "quiet_note": quiet_note,
         "machine": machine(),
-        "commit": commit(),
+        "commit": measured_commit,
     }
     text = report(suite.results, meta)
     if args.no_write:
