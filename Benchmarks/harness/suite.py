@@ -46,7 +46,7 @@ class Suite(MovieCase):
 
         def py(name, script):
             out = self.o(name)
-            return Contender(name, ["python3", str(script), str(src), str(out)], setup=lambda: fresh(out))
+            return Contender(name, [sys.executable, str(script), str(src), str(out)], setup=lambda: fresh(out))
 
         contenders.append(pm("pushmedia", src, n))
         contenders.append(pm("pushmedia-1-image", one, 1))
@@ -104,8 +104,8 @@ class Suite(MovieCase):
             denom = max(d for d in (1, 2, 4, 8) if 1 / d >= need)
             cs = [
                 Contender("pushmedia", pushmedia_cmd(src, pm_out, 1), setup=lambda o=pm_out: fresh(o), check=check_all_ok(pm_out, 1)),
-                Contender("pyvips-decode-once", ["python3", str(once), str(src), str(pv_out)], setup=lambda o=pv_out: fresh(o)),
-                Contender("pillow-draft-fit", ["python3", str(pil), str(src), str(pl_out)], setup=lambda o=pl_out: fresh(o)),
+                Contender("pyvips-decode-once", [sys.executable, str(once), str(src), str(pv_out)], setup=lambda o=pv_out: fresh(o)),
+                Contender("pillow-draft-fit", [sys.executable, str(pil), str(src), str(pl_out)], setup=lambda o=pl_out: fresh(o)),
                 Contender(f"djpeg -scale 1/{denom} (decode floor)", ["djpeg", "-scale", f"1/{denom}", "-outfile", "/dev/null", str(f)]),
             ]
             measure(cs, self.slow_runs, 1, f"case 2, {mp} MP")
