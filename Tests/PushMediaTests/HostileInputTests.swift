@@ -76,11 +76,16 @@ struct HostileInputTests {
         #expect(abs(probed.duration - 2) < 0.2, "\(probed.duration)")
     }
 
+    /// Whether this process started with a VIPSHOME of its own, which makes libvips load its
+    /// modules itself (a user's choice the module checks cannot hold against).
+    static func startedWithVIPSHOME() throws -> Bool {
+        let startEnvironment = try #require(FileHandle(forReadingAtPath: "/proc/self/environ")).readDataToEndOfFile()
+        return startEnvironment.split(separator: 0).contains { $0.starts(with: Data("VIPSHOME=".utf8)) }
+    }
+
     @Test("libvips' HEIF module (libheif and its codecs) is opened by the first HEIF image, not at start-up; no other module ever")
     func heifModuleOpensOnFirstUse() throws {
-        // A VIPSHOME this process started with makes libvips load its modules itself.
-        let startEnvironment = try #require(FileHandle(forReadingAtPath: "/proc/self/environ")).readDataToEndOfFile()
-        guard !startEnvironment.split(separator: 0).contains(where: { $0.starts(with: Data("VIPSHOME=".utf8)) }) else { return }
+        guard try !Self.startedWithVIPSHOME() else { return }
         // The child starts as a user's would: without the VIPSHOME this test process may hold by
         // now (PushMedia's prefix, or libvips' own when a test reached libvips before
         // Vips.start()).
@@ -119,17 +124,16 @@ struct HostileInputTests {
             #expect(Vips.isBlocked(allowed) == false, "\(allowed) is blocked")
         }
         #expect(Vips.isBlocked("svgload_buffer") == true, "the SVG loader exists and is blocked")
-        // libvips' modules other than HEIF's are never loaded, so their loaders do not even exist,
-        // when PushMedia started libvips in this process (its prefix is VIPSHOME). Tests share
-        // the process, and one that reaches libvips before Vips.start() makes libvips load its
-        // modules itself: the child process of heifModuleOpensOnFirstUse checks a clean start.
-        if ProcessInfo.processInfo.environment["VIPSHOME"]?.hasPrefix("/nonexistent/pushmedia") == true {
-            for absent in ["magickload_buffer", "pdfload_buffer", "jxlload_buffer", "openslideload_source"] {
-                #expect(Vips.isBlocked(absent) == nil, "\(absent) was loaded")
-            }
-        }
         let jpeg = try Data(contentsOf: Fixtures.url("photos/landscape.jpg"))
         #expect(try Vips.Image.decode(jpeg).width > 0)
+        // libvips' modules other than HEIF's are never loaded, so their loaders do not even exist.
+        // Tests share this process: this holds only if every way into libvips, whichever test
+        // took it first, starts libvips as PushMedia does (Vips.start()).
+        guard try !Self.startedWithVIPSHOME() else { return }
+        #expect(ProcessInfo.processInfo.environment["VIPSHOME"]?.hasPrefix("/nonexistent/pushmedia") == true)
+        for absent in ["magickload_buffer", "pdfload_buffer", "jxlload_buffer", "openslideload_source"] {
+            #expect(Vips.isBlocked(absent) == nil, "\(absent) was loaded")
+        }
     }
 
     @Test("libvips compiles no code at run time (liborc), whatever VIPS_NOVECTOR says")

@@ -113,7 +113,9 @@ extension Vips {
     /// A read-only byte source (a file descriptor) that libvips loaders read from. Using a
     /// descriptor instead of a file name means names with `[` or `:` are never parsed as options.
     /// Its format is sniffed from the first bytes of that same descriptor, and decides the
-    /// loader (``Vips/Image/header(from:failOn:allPages:)``).
+    /// loader (``Vips/Image/header(from:failOn:allPages:)``). Making one starts libvips the
+    /// way PushMedia does (``Vips/start()``) if nothing has yet: libvips started by its first
+    /// call instead would load all of its modules and block no loader.
     final class Source: @unchecked Sendable {
         let pointer: UnsafeMutablePointer<VipsSource>
         /// The format of the bytes behind the descriptor (``MediaSniffer``), nil when unknown.
@@ -122,6 +124,7 @@ extension Vips {
         let descriptor: Int32
 
         init(path: String) throws {
+            try Vips.start()
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
                 throw Error(operation: "open", message: String(cString: strerror(errno)))
