@@ -133,10 +133,10 @@ let package = Package(
         .target(name: "CProcessControl", cSettings: sanitizerCFlags, linkerSettings: sanitizerLinkFlags),
         // Entry points for the tests alone (checks against giflib, dlib and full scans; test
         // images): only test targets depend on it, so the product does not ship them. Its face
-        // comparisons compile dlib's templates as CFaceDetect does, optimised alike.
+        // comparisons compile dlib's templates as CFaceDetect and CFaceNet do, optimised alike.
         .target(
             name: "CPushMediaTestSupport",
-            dependencies: ["CVips", "CGIFCodec", "CFaceDetect"],
+            dependencies: ["CVips", "CGIFCodec", "CFaceDetect", "CFaceNet"],
             path: "Tests/CPushMediaTestSupport",
             cSettings: sanitizerCFlags,
             cxxSettings: [.unsafeFlags(["-O2"])] + sanitizerCXXFlags,

@@ -23,21 +23,71 @@
 #include <string>
 #include <vector>
 
+#include "face_net_conv.h"
 #include "face_net_model.h"
 
 #include "../CFaceDetect/face_entry.h"
 
 namespace {
 
-// The net of mmod_human_face_detector.dat, as dlib's example declares it.
-template <long filters, typename SUBNET> using con5d = dlib::con<filters, 5, 5, 2, 2, SUBNET>;
-template <long filters, typename SUBNET> using con5 = dlib::con<filters, 5, 5, 1, 1, SUBNET>;
+// dlib's `con_` with the same parameters, file format and geometry, but whose forward pass runs
+// pm_face_net::convolve: dlib's own unrolls the whole input into one matrix a layer (~2.7 KB per
+// pixel read over the net's layers, paged in anew for each; docs/benchmarks/faces.md). Inference
+// only: the net is never trained here.
+template <long filters, long rows, long columns, int stride_y, int stride_x> class blocked_con_ {
+  public:
+    template <typename SUBNET> void setup(const SUBNET &sub) { layer.setup(sub); }
+
+    template <typename SUBNET> void forward(const SUBNET &sub, dlib::resizable_tensor &output) {
+        const dlib::tensor &input = sub.get_output();
+        const dlib::tensor &params = layer.get_layer_params();
+        const long length = input.k() * rows * columns;
+        const bool biased = !layer.bias_is_disabled();
+        if (static_cast<long>(params.size()) != filters * length + (biased ? filters : 0))
+            throw dlib::error("the face net's convolution does not fit its input");
+        const long out_rows = 1 + (input.nr() + 2 * layer.padding_y() - rows) / stride_y;
+        const long out_columns = 1 + (input.nc() + 2 * layer.padding_x() - columns) / stride_x;
+        if (out_rows < 1 || out_columns < 1) throw dlib::error("a region too small for the face net's filters");
+        output.set_size(input.num_samples(), filters, out_rows, out_columns);
+        const float *weights = params.host();
+        for (long n = 0; n < input.num_samples(); n++) {
+            pm_face_net::convolve(input.host() + n * input.k() * input.nr() * input.nc(), input.k(), input.nr(),
+                                  input.nc(), weights, biased ? weights + filters * length : nullptr, filters, rows,
+                                  columns, stride_y, stride_x, layer.padding_y(), layer.padding_x(),
+                                  output.host_write_only() + n * filters * out_rows * out_columns);
+        }
+    }
+
+    template <typename SUBNET> void backward(const dlib::tensor &, SUBNET &, dlib::tensor &) {
+        throw dlib::error("the face net is not trained here");
+    }
+
+    dlib::dpoint map_input_to_output(dlib::dpoint p) const { return layer.map_input_to_output(p); }
+    dlib::dpoint map_output_to_input(dlib::dpoint p) const { return layer.map_output_to_input(p); }
+    const dlib::tensor &get_layer_params() const { return layer.get_layer_params(); }
+    dlib::tensor &get_layer_params() { return layer.get_layer_params(); }
+
+    friend void serialize(const blocked_con_ &item, std::ostream &out) { serialize(item.layer, out); }
+    friend void deserialize(blocked_con_ &item, std::istream &in) { deserialize(item.layer, in); }
+    friend std::ostream &operator<<(std::ostream &out, const blocked_con_ &item) { return out << item.layer; }
+    friend void to_xml(const blocked_con_ &item, std::ostream &out) { to_xml(item.layer, out); }
+
+  private:
+    dlib::con_<filters, rows, columns, stride_y, stride_x> layer;
+};
+template <long filters, long rows, long columns, int stride_y, int stride_x, typename SUBNET>
+using blocked_con = dlib::add_layer<blocked_con_<filters, rows, columns, stride_y, stride_x>, SUBNET>;
+
+// The net of mmod_human_face_detector.dat, as dlib's example declares it, each convolution
+// blocked_con.
+template <long filters, typename SUBNET> using con5d = blocked_con<filters, 5, 5, 2, 2, SUBNET>;
+template <long filters, typename SUBNET> using con5 = blocked_con<filters, 5, 5, 1, 1, SUBNET>;
 template <typename SUBNET>
 using downsampler = dlib::relu<dlib::affine<
     con5d<32, dlib::relu<dlib::affine<con5d<32, dlib::relu<dlib::affine<con5d<16, SUBNET>>>>>>>>>;
 template <typename SUBNET> using rcon5 = dlib::relu<dlib::affine<con5<45, SUBNET>>>;
 using face_net = dlib::loss_mmod<
-    dlib::con<1, 9, 9, 1, 1, rcon5<rcon5<rcon5<downsampler<dlib::input_rgb_image_pyramid<dlib::pyramid_down<6>>>>>>>>;
+    blocked_con<1, 9, 9, 1, 1, rcon5<rcon5<rcon5<downsampler<dlib::input_rgb_image_pyramid<dlib::pyramid_down<6>>>>>>>>;
 
 using pm_face_entry::guarded;
 using pm_face_entry::readable;

@@ -1,13 +1,16 @@
-// The BLAS routines libdlib.a's neural-network code calls (Debian builds dlib with BLAS; its
-// tensor_tools and cpu_dlib objects reference cblas_*), implemented here so the binary links no
-// BLAS library (the reasons are face_dlib.h's in CFaceDetect). Only the net of face_net.cpp runs
-// through them: sgemm (its convolutions, as im2col products), saxpy and sscal. strsm and sgetrf
-// are referenced by dlib's matrix inverse, which that net never calls: they stop the process
-// with a message rather than return a wrong result.
+// The net's convolutions (face_net_conv.h), and the BLAS routines libdlib.a's neural-network code
+// references (Debian builds dlib with BLAS; its tensor_tools and cpu_dlib objects reference
+// cblas_*), implemented here so the binary links no BLAS library (the reasons are face_dlib.h's in
+// CFaceDetect). The convolutions of face_net.cpp run through `convolve`, which shares sgemm's dot
+// products; sgemm, saxpy and sscal serve whatever else of dlib's net code calls them. strsm and
+// sgetrf are referenced by dlib's matrix inverse, which that net never calls: they stop the
+// process with a message rather than return a wrong result.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "face_net_conv.h"
 
 namespace {
 
@@ -117,6 +120,45 @@ void gemm_row_major(bool ta, bool tb, int m, int n, int k, float alpha, const fl
 }
 
 } // namespace
+
+void pm_face_net::convolve(const float *input, long channels, long rows, long columns, const float *filters,
+                           const float *biases, long count, long filter_rows, long filter_columns, long stride_y,
+                           long stride_x, long padding_y, long padding_x, float *output) {
+    const long out_rows = 1 + (rows + 2 * padding_y - filter_rows) / stride_y;
+    const long out_columns = 1 + (columns + 2 * padding_x - filter_columns) / stride_x;
+    const long positions = out_rows * out_columns, length = channels * filter_rows * filter_columns;
+    if (positions <= 0 || length <= 0 || count <= 0) return;
+    // As many im2col rows as gemm_row_major takes B's rows at a time: they stay in cache while
+    // every filter passes over them.
+    const long block = std::max(2L, std::min(positions, (96L * 1024) / std::max(1L, length * 4)));
+    thread_local std::vector<float> unrolled, products;
+    unrolled.resize(static_cast<size_t>(block * length));
+    products.resize(static_cast<size_t>(block * count));
+    for (long first = 0; first < positions; first += block) {
+        const long taken = std::min(block, positions - first);
+        // dlib's img2col, for output positions first..first+taken.
+        float *to = unrolled.data();
+        for (long at = first; at < first + taken; at++) {
+            const long top = (at / out_columns) * stride_y - padding_y, left = (at % out_columns) * stride_x - padding_x;
+            for (long k = 0; k < channels; k++) {
+                const float *plane = input + k * rows * columns;
+                for (long y = top; y < top + filter_rows; y++) {
+                    const bool row_inside = y >= 0 && y < rows;
+                    for (long x = left; x < left + filter_columns; x++)
+                        *to++ = row_inside && x >= 0 && x < columns ? plane[y * columns + x] : 0.0f;
+                }
+            }
+        }
+        dots(filters, static_cast<int>(length), static_cast<int>(count), unrolled.data(), static_cast<int>(length),
+             static_cast<int>(taken), static_cast<int>(length), products.data());
+        // As sgemm's `beta` 0, `alpha` 1, then dlib's bias add: the same floats.
+        for (long c = 0; c < count; c++) {
+            float *out = output + c * positions + first;
+            const float *sum = products.data() + c * taken;
+            for (long j = 0; j < taken; j++) out[j] = biases ? (0.0f + sum[j]) + biases[c] : 0.0f + sum[j];
+        }
+    }
+}
 
 extern "C" {
 

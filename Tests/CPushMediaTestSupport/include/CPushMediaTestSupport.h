@@ -37,6 +37,18 @@ int pm_gif_quantiser_threads(void);
 /// -1 failed.
 int pm_gif_lzw_matches_giflib(const unsigned char *pixels, int width, int height, int bits, size_t limit);
 
+// ---- the face net's convolution (face_net_compare.cpp) ---------------------------------------
+
+/// For the test of CFaceNet's convolution: random (`seed`) data of `channels` × `rows` ×
+/// `columns`, `count` filters of `filter_rows` × `filter_columns` and biases (added when `biased`),
+/// convolved by dlib's own CPU code (as its `con_` layer) and by pm_face_net::convolve with the
+/// strides and padding given. Returns how many output floats differ in any bit, with the number
+/// of outputs in `outputs` (may be NULL); -1 with a message in `error` when dlib refused.
+long pm_face_net_convolution_differences(int channels, int rows, int columns, int count, int filter_rows,
+                                         int filter_columns, int stride_y, int stride_x, int padding_y,
+                                         int padding_x, int biased, unsigned seed, long *outputs, char *error,
+                                         size_t error_size);
+
 // ---- test images (noise.c) -------------------------------------------------------------------
 
 /// Seeded RGB noise (sRGB, 8-bit): worst-case content for budgets and timeouts. 0, or -1 with a
