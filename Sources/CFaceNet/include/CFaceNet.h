@@ -1,6 +1,6 @@
 // Faces the frontal HOG search (CFaceDetect) misses: dlib's CNN face detector
 // (mmod_human_face_detector, CC0; its weights compiled in from face_net_model.h, no file read at
-// run time), behind plain C so Swift sees no C++ (face_net.cpp). It costs about 1.7 µs of CPU
+// run time), behind plain C so Swift sees no C++ (face_net.cpp). It costs about 2–2.4 µs of CPU
 // per pixel searched (docs/benchmarks/faces.md), so it only reads the regions the caller plans,
 // each at the caller's scale, and stops at the caller's deadline.
 #ifndef PUSHMEDIA_FACE_NET_H
