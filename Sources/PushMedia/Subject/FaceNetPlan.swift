@@ -37,11 +37,9 @@ public struct FaceNetPlan: Sendable, Equatable {
     /// banners (a 65 px face found at scale 1, a 55 px one only at 1.3; dlib trained the model on
     /// 80 px windows), with some room.
     public static let window = 70.0
-    /// CPU per pixel read, in microseconds, pyramid and region resampling included: 2.0–2.4 in
-    /// the product on one core of the bench machine since the convolutions are blocked
-    /// (docs/benchmarks/faces.md, "The net's convolutions without dlib's im2col matrix"; 3.5–3.9
-    /// before), rounded up.
-    public static let microsecondsPerPixel = 2.5
+    /// CPU per pixel read, in microseconds, pyramid included: 3.5–3.9 on one core of the bench
+    /// machine (docs/benchmarks/faces.md, "The second detector"), rounded up.
+    public static let microsecondsPerPixel = 4.0
     /// The lowest score of the first search's windows that are near misses worth a second look.
     public static let nearMissScore = -0.4
     /// Each near miss is read with this share of its width added on every side.
