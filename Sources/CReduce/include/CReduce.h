@@ -73,4 +73,26 @@ int pm_jpeg_decode_reduced(int fd, const VipsImage *like, int shrink, int out_wi
 /// errors: 0, or -1 with the reason in message (truncated, broken structure, the time ran out).
 int pm_jpeg_scan_damage(int fd, pm_deadline deadline, pm_jpeg_damage *damage, char *message, size_t message_size);
 
+/// A Lanczos3 reduction of 4-byte pixels (RGBA words, each band reduced alone) from
+/// `width`×`height` to `out_width`×`out_height` (at most PM_REDUCE_MOST times smaller on a side;
+/// a side that keeps its size is copied), computed a rectangle at a time: for frames of which
+/// only a part changes, only the output pixels that part reaches are computed again. The weights
+/// are pm_reduce_area's, down then across, so the bytes are its bytes for the same pixels.
+typedef struct pm_reduce_plan pm_reduce_plan;
+/// NULL when the sizes are outside the above (no libvips error: the caller checks first with
+/// pm_reduce_plan_fits). allow_vector 0 keeps to the plain C loops (the same bytes).
+pm_reduce_plan *pm_reduce_plan_new(int width, int height, int out_width, int out_height, int allow_vector);
+void pm_reduce_plan_free(pm_reduce_plan *plan);
+/// Whether pm_reduce_plan_new takes these sizes.
+int pm_reduce_plan_fits(int width, int height, int out_width, int out_height);
+/// The output rectangle (*out_left, *out_top, *out_width, *out_height) whose pixels read any
+/// input pixel of the rectangle `left`, `top`, `width`×`height` (empty: all zero).
+void pm_reduce_plan_reach(const pm_reduce_plan *plan, int left, int top, int width, int height, int *out_left,
+                          int *out_top, int *out_width, int *out_height);
+/// The output rectangle `left`, `top`, `width`×`height` computed from the input `in` (rows
+/// `in_stride` pixels apart) into `out` (rows `out_stride` pixels apart, the same rectangle
+/// of it).
+void pm_reduce_plan_rect(pm_reduce_plan *plan, const uint32_t *in, size_t in_stride, uint32_t *out, size_t out_stride,
+                         int left, int top, int width, int height);
+
 #endif
