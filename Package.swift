@@ -94,7 +94,7 @@ let package = Package(
         // the writer's palettes.
         .target(
             name: "CGIFCodec",
-            dependencies: ["CVips", "CDeadline"],
+            dependencies: ["CVips", "CReduce", "CDeadline"],
             cSettings: sanitizerCFlags,
             linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("imagequant")] + sanitizerLinkFlags
         ),

@@ -12,8 +12,14 @@
 // proxies are the pixels of vips_shrink (factor > 1) or the crop (factor 1) of each frame
 // of pm_gif_load's image, and fail only where those fail; pm_gif_transcode gives the status and
 // bytes of pm_gif_write on pm_gif_load's frames cut, joined and timed the same way, and a GIF it
-// writes is read back by libvips' gifload at the cut's size and frame count.
+// writes is read back by libvips' gifload at the cut's size and frame count. Reduced to an
+// output size from the hash (at most PM_REDUCE_MOST times smaller a side): pm_gif_reduced's
+// frames are pm_reduce_area's of each whole frame cut from pm_gif_load's image, alpha divided
+// back, failing only where those fail; pm_gif_transcode of the reduced cut writes a GIF of that
+// size, or fails where they fail; a size larger than the cut is refused.
 #include "fuzz_common.h"
+
+#include "CReduce.h"
 
 /// At most this many frames in a cut, and pixels in all of them (the writer's palettes cost).
 #define PMF_CUT_FRAMES 24
@@ -144,6 +150,101 @@ static void check_transcode(pm_gif_file *file, VipsImage *stacked, int page, con
     vips_error_clear();
 }
 
+/// Frame k of the cut reduced to out_width × out_height as pm_gif_reduced must make it: the
+/// whole cut in memory, pm_reduce_area, alpha divided back (see-through: 0 in every band).
+static unsigned char *reduced_frame(VipsImage *stacked, int page, const cut_choice *c, int k, int out_width,
+                                    int out_height, size_t *bytes) {
+    VipsImage *frame = cut_frame(stacked, page, c, k), *copied = NULL, *reduced = NULL;
+    if (!frame) pmf_fail("vips_crop: %s", vips_error_buffer());
+    copied = vips_image_copy_memory(frame);
+    g_object_unref(frame);
+    if (!copied) return NULL; // the decoder fails at this frame
+    if (pm_reduce_area(copied, 0, 0, c->width, c->height, out_width, out_height, (pm_deadline){0}, 1, &reduced))
+        pmf_fail("pm_reduce_area of a %dx%d cut to %dx%d: %s", c->width, c->height, out_width, out_height,
+                 vips_error_buffer());
+    g_object_unref(copied);
+    unsigned char *pixels = pmf_pixels(reduced, bytes);
+    if (!pixels) pmf_fail("a reduced frame in memory cannot be read");
+    if (reduced->Bands == 4) {
+        for (size_t i = 0; i + 3 < *bytes; i += 4) {
+            const int a = pixels[i + 3];
+            for (int b = 0; b < 3; b++) {
+                const int v = a == 0 ? 0 : a == 255 ? pixels[i + b] : (pixels[i + b] * 255 + a / 2) / a;
+                pixels[i + b] = (unsigned char)VIPS_MIN(255, v);
+            }
+        }
+    }
+    g_object_unref(reduced);
+    return pixels;
+}
+
+static void check_reduced(pm_gif_file *file, VipsImage *stacked, int page, const cut_choice *c, uint64_t hash,
+                          const pm_gif_settings *settings) {
+    const int least_width = (c->width + PM_REDUCE_MOST - 1) / PM_REDUCE_MOST;
+    const int least_height = (c->height + PM_REDUCE_MOST - 1) / PM_REDUCE_MOST;
+    const int out_width = least_width + (int)((hash >> 3) % (uint64_t)(c->width - least_width + 1));
+    const int out_height = least_height + (int)((hash >> 17) % (uint64_t)(c->height - least_height + 1));
+    pm_gif_cut cut = {c->left, c->top, c->width, c->height, c->frames, c->delays, c->count, 0, {0}, out_width, out_height};
+    VipsImage *got_image = NULL;
+    const int status = pm_gif_reduced(file, &cut, &got_image);
+    PMF_SAY("pm_gif_reduced(%d,%d %dx%d to %dx%d, %d frames): %d\n", c->left, c->top, c->width, c->height, out_width,
+            out_height, c->count, status);
+    if ((status == 0) != (got_image != NULL) || (status != 0 && status != -1))
+        pmf_fail("pm_gif_reduced returned %d, image %p", status, (void *)got_image);
+    size_t got_size = 0;
+    unsigned char *got = status == 0 ? pmf_pixels(got_image, &got_size) : NULL;
+    if (status == 0 && (!got || got_image->Xsize != out_width || got_image->Ysize != out_height * c->count ||
+                        got_image->Bands != stacked->Bands))
+        pmf_fail("pm_gif_reduced made %dx%d, %d bands, for %d frames of %dx%d", got_image->Xsize, got_image->Ysize,
+                 got_image->Bands, c->count, out_width, out_height);
+    const size_t frame_bytes = (size_t)out_width * out_height * stacked->Bands;
+    bool failed = false;
+    for (int k = 0; k < c->count && !failed; k++) {
+        size_t want_size = 0;
+        unsigned char *want = reduced_frame(stacked, page, c, k, out_width, out_height, &want_size);
+        if (!want) {
+            failed = true;
+        } else if (got && (want_size != frame_bytes || memcmp(want, got + frame_bytes * k, frame_bytes) != 0)) {
+            size_t at = pmf_first_difference(want, got + frame_bytes * k, VIPS_MIN(want_size, frame_bytes));
+            pmf_fail("reduced frame %d (frame %d, cut %d,%d %dx%d to %dx%d) differs from pm_reduce_area's at byte %zu: "
+                     "%d, got %d",
+                     k, c->frames[k], c->left, c->top, c->width, c->height, out_width, out_height, at, want[at],
+                     got[frame_bytes * k + at]);
+        }
+        g_free(want);
+    }
+    if (failed != (status == -1))
+        pmf_fail("outcome differs: pm_gif_reduced %d, the frames through libvips %s", status, failed ? "fail" : "decode");
+    g_free(got);
+    if (got_image) g_object_unref(got_image);
+    vips_error_clear();
+
+    unsigned char *gif = NULL;
+    size_t length = 0;
+    const int written = pm_gif_transcode(file, &cut, settings, &gif, &length);
+    // Given up past its bound (2), it may stop before a frame that fails.
+    if ((written == 0) != (gif != NULL) || (written != 0 && written != 2 && written != -1) ||
+        (failed ? written == 0 : written == -1))
+        pmf_fail("pm_gif_transcode of the reduced cut returned %d (bytes %p) where its frames %s", written, (void *)gif,
+                 failed ? "fail" : "decode");
+    if (written == 0) {
+        VipsImage *back = NULL;
+        if (vips_gifload_buffer(gif, length, &back, "n", -1, NULL))
+            pmf_fail("libvips cannot read the reduced GIF (%zu bytes): %s", length, vips_error_buffer());
+        if (back->Xsize != out_width || vips_image_get_page_height(back) != out_height || back->Ysize != out_height * c->count)
+            pmf_fail("the reduced GIF is %dx%d (page %d), not %d frames of %dx%d", back->Xsize, back->Ysize,
+                     vips_image_get_page_height(back), c->count, out_width, out_height);
+        g_object_unref(back);
+    }
+    free(gif);
+    vips_error_clear();
+    // Larger than the cut: refused, never read.
+    cut.out_width = c->width + 1, cut.out_height = c->height;
+    VipsImage *refused = NULL;
+    if (pm_gif_reduced(file, &cut, &refused) != -1 || refused) pmf_fail("pm_gif_reduced enlarged a cut");
+    vips_error_clear();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pmf_planted_bug(data, size, 'G');
     vips_error_clear();
@@ -194,6 +295,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             .give_up_after_frames = 2,
         };
         check_transcode(file, stacked, page, &c, &settings, (int)((hash >> 61) % 3));
+        check_reduced(file, stacked, page, &c, hash, &settings);
     }
     // A cut outside the screen or frames out of order: refused with an error, never read.
     const int backwards[2] = {count > 1 ? 1 : 0, 0};

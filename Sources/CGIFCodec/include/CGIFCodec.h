@@ -108,23 +108,33 @@ typedef struct {
     int loop;
     /// When it stops with an error.
     pm_deadline deadline;
+    /// The size each frame's rectangle is reduced to (Lanczos3, CReduce's pm_reduce_plan: at
+    /// most PM_REDUCE_MOST times smaller a side, no side larger); 0 × 0: its own size.
+    int out_width, out_height;
 } pm_gif_cut;
 /// `file` cut and written again by PushMedia's decoder and writer with nothing in between
 /// (gif_transcode.c): the writer reads each frame from the decoder's canvas, and only where the
 /// frames drawn since the one before may differ. The same bytes as pm_gif_write of
 /// pm_gif_load's image cut the same way, at a fraction of the cost for frames that change
-/// little. The caller chooses the cut from pm_gif_file_info: a rectangle inside the screen, of
+/// little. A cut with an output size is reduced to it as pm_gif_reduced reduces it, only the
+/// output pixels that the changed ones reach computed again. The caller chooses the cut from pm_gif_file_info: a rectangle inside the screen, of
 /// frames the file has, in increasing order (anything else fails). 0: *gif (free with free)
 /// holds *length bytes; 2: given up (give_up_bytes), *length the bytes written; -1: a libvips
 /// error (a frame that does not decode, the deadline, a cut outside the file).
 int pm_gif_transcode(pm_gif_file *file, const pm_gif_cut *cut, const pm_gif_settings *settings, unsigned char **gif,
                      size_t *length);
-/// Small copies of the frames `cut` names (its delays and loop unused), straight from
+/// Small copies of the frames `cut` names (its delays, loop and output size unused), straight from
 /// PushMedia's decoder (gif_proxies.c): each frame's cut box-averaged by `factor` (1: as it is),
 /// the same pixels as libvips' vips_shrink (round(size / factor) a side, which the caller keeps
 /// at a pixel at least), stacked top to bottom in memory. The cut as pm_gif_transcode's.
 /// 0: *out; -1: a libvips error.
 int pm_gif_proxies(pm_gif_file *file, const pm_gif_cut *cut, int factor, VipsImage **out);
+/// The frames `cut` names (its delays and loop unused), each one's rectangle reduced to the
+/// cut's output size (Lanczos3, pm_reduce_plan; alpha weighted: a see-through pixel lends no
+/// colour to its neighbours), stacked top to bottom in memory: frames × that size, so for a
+/// few frames. 3 bands, or 4 (alpha not thresholded) as the file's. 0: *out; -1: a libvips error
+/// (also for an output size pm_reduce_plan does not take).
+int pm_gif_reduced(pm_gif_file *file, const pm_gif_cut *cut, VipsImage **out);
 
 // ---- re-packing -----------------------------------------------------------------------------
 

@@ -1,3 +1,4 @@
+import CReduce
 import Foundation
 import PushMediaModel
 
@@ -83,17 +84,22 @@ struct Animation {
         }
     }
 
-    /// The GIF file and the rectangle of its frames this animation shows, when its frames are
-    /// PushMedia's decoder's as drawn and every cut keeps its size (no more than a rectangle of
-    /// them): the GIF writer, the proxies and a single frame then read the decoder directly.
+    /// The GIF file, the rectangle of its frames this animation shows and the size it shows it
+    /// at, when its frames are PushMedia's decoder's as drawn and its cuts are rectangles of
+    /// them, the last one perhaps resized (by no more than CReduce's reduction takes): the GIF
+    /// writer, the proxies and a single frame then read the decoder directly.
     var directCut: GIFFileCut? {
         guard case .gif(let file, nil) = frames else { return nil }
         var rect = PixelRect(x: 0, y: 0, width: sourceSize.width, height: sourceSize.height)
+        var size = rect.size
         for cut in cuts {
-            guard cut.rect.size == cut.size else { return nil }
+            // A rectangle of resized frames is not a rectangle of the file's.
+            guard size == rect.size else { return nil }
             rect = PixelRect(x: rect.x + cut.rect.x, y: rect.y + cut.rect.y, width: cut.rect.width, height: cut.rect.height)
+            size = cut.size
         }
-        return GIFFileCut(file: file, rect: rect)
+        let direct = GIFFileCut(file: file, rect: rect, size: size)
+        return direct.reduces ? direct.reducible : direct
     }
 
     var frameCount: Int { indices.count }
@@ -163,11 +169,11 @@ struct Animation {
 
     /// ``gifData(scale:_:)``, given up part way past ``GIFSettings/giveUpAbove``.
     func gifAttempt(scale: Double = 1, _ settings: GIFSettings) throws -> (attempt: GIFAttempt, width: Int, height: Int) {
-        // Frames cut at their own size from a GIF PushMedia decodes: no libvips in between, and
-        // only what moved is looked at (the same bytes).
-        if scale >= 1, !settings.dithers, let cut = directCut {
+        // Frames cut (and reduced) from a GIF PushMedia decodes: no libvips in between, and only
+        // what moved is looked at (at their own size, the same bytes).
+        if !settings.dithers, let cut = directCut?.scaled(by: scale) {
             let written = try cut.writtenGIF(frames: indices, delays: delays, loop: loop, settings, until: deadline)
-            return (written.finished(settings), cut.rect.width, cut.rect.height)
+            return (written.finished(settings), cut.size.width, cut.size.height)
         }
         let stacked = try openFrames()
         let cut = frameCutter(stacked)
@@ -197,7 +203,7 @@ struct Animation {
         // From a GIF PushMedia decodes: straight from the decoder, averaging only what moved
         // (the same pixels).
         let factor = max(1, max(size.width, size.height) / max(1, longSide))
-        if let cut = directCut, !positions.isEmpty, cut.proxyFactorFits(factor) {
+        if let cut = directCut, !cut.reduces, !positions.isEmpty, cut.proxyFactorFits(factor) {
             let joined = try cut.proxies(frames: positions.map { indices[$0] }, factor: factor, until: deadline)
             let height = joined.height / positions.count
             return try positions.indices.map { try joined.extractArea(left: 0, top: $0 * height, width: joined.width, height: height) }
@@ -215,13 +221,39 @@ struct Animation {
     }
 }
 
-/// A rectangle of a GIF file's frames, as PushMedia's decoder draws them (``Animation/directCut``;
-/// read straight from the decoder in GIFFileCut+Decoder.swift).
+/// A rectangle of a GIF file's frames, as PushMedia's decoder draws them, at `size` (its own,
+/// or reduced to it: ``Animation/directCut``; read straight from the decoder in
+/// GIFFileCut+Decoder.swift).
 struct GIFFileCut: Equatable, Sendable {
     var file: GIFFile
     var rect: PixelRect
+    var size: PixelSize
 
-    static func == (a: GIFFileCut, b: GIFFileCut) -> Bool { a.file === b.file && a.rect == b.rect }
+    init(file: GIFFile, rect: PixelRect, size: PixelSize? = nil) {
+        self.file = file
+        self.rect = rect
+        self.size = size ?? rect.size
+    }
+
+    static func == (a: GIFFileCut, b: GIFFileCut) -> Bool { a.file === b.file && a.rect == b.rect && a.size == b.size }
+
+    /// Whether the frames are reduced on the way (not shown at their own size).
+    var reduces: Bool { size != rect.size }
+
+    /// Itself when CReduce's reduction takes its sizes (no side larger, none more than
+    /// `PM_REDUCE_MOST` times smaller), else nil.
+    var reducible: GIFFileCut? {
+        pm_reduce_plan_fits(Int32(rect.width), Int32(rect.height), Int32(size.width), Int32(size.height)) != 0 ? self : nil
+    }
+
+    /// The cut shown at `scale` of its size (``Vips/Image/scaled(by:)``'s rounding), nil when
+    /// that size is more than the reduction takes.
+    func scaled(by scale: Double) -> GIFFileCut? {
+        guard scale < 1 else { return self }
+        let scaled = PixelSize(
+            width: max(1, Int((Double(size.width) * scale).rounded())), height: max(1, Int((Double(size.height) * scale).rounded())))
+        return GIFFileCut(file: file, rect: rect, size: scaled).reducible
+    }
 
     /// Whether a box factor leaves a pixel at least on each side (libvips' round(size / factor)).
     func proxyFactorFits(_ factor: Int) -> Bool {

@@ -70,10 +70,11 @@ struct Decoded {
                 let header = try animation.openFrames()
                 animation.sourceSize = PixelSize(width: header.width, height: header.pageHeight)
                 animation.size = animation.sourceSize
-                // A large source is fitted once, not by every pass over its frames: into a
-                // GIF that later passes read straight from the decoder
-                // (Encoding/Animation+FitOnce.swift, removed from the folder as soon as opened).
-                if animation.fitsOnce(source: file.frameSize) {
+                // Frames PushMedia's decoder reduces, or a large source, are fitted once, not by
+                // every pass over them: into a GIF that later passes read straight from the
+                // decoder (Encoding/Animation+FitOnce.swift, removed from the folder as soon as
+                // opened).
+                if animation.fittedCut != nil || animation.fitsOnce(source: file.frameSize) {
                     animation = try animation.fittedOnce(in: run.options.outputDirectory)
                 }
             }
