@@ -61,36 +61,63 @@ struct GIFCostTests {
         #expect(refused.error?.message == "the animation has 1500 frames, over the limit of 1499")
     }
 
-    @Test("the cost model: designer-size GIFs fit the time limit, twice their frames do not, and fitting every frame is weighed")
+    @Test(
+        "the cost model: designer-size GIFs fit the time limit, reduced by PushMedia's decoder or not; libvips fitting every frame is weighed; costs add up by frame"
+    )
     func model() {
         func facts(_ side: Int, _ frames: Int) -> GIFFacts {
             GIFFacts(screen: PixelSize(width: side, height: side), frames: frames, codedPixels: Double(side * side * frames))
         }
         let limit = Profile.Limits().timeoutSeconds
-        #expect(AnimationCost(facts(1200, 200), fitted: false).seconds < limit)
-        #expect(AnimationCost(facts(2048, 120), fitted: true).seconds < limit)
-        #expect(AnimationCost(facts(2048, 480), fitted: true).seconds > limit)
-        #expect(AnimationCost(facts(2048, 120), fitted: true).seconds > AnimationCost(facts(2048, 120), fitted: false).seconds)
+        #expect(AnimationCost(facts(1200, 200), fitting: .none).seconds < limit)
+        #expect(AnimationCost(facts(2048, 120), fitting: .reduced).seconds < limit)
+        #expect(AnimationCost(facts(2048, 480), fitting: .reduced).seconds < limit)
+        #expect(AnimationCost(facts(2048, 480), fitting: .libvips).seconds > limit)
+        #expect(AnimationCost(facts(2048, 120), fitting: .libvips).seconds > AnimationCost(facts(2048, 120), fitting: .reduced).seconds)
         // Costs add up frame by frame: twice the frames, about twice the time.
-        let one = AnimationCost(facts(1000, 100), fitted: true).seconds
-        #expect(abs(AnimationCost(facts(1000, 200), fitted: true).seconds - 2 * one) < 1e-9)
+        for fitting in [AnimationCost.Fitting.none, .reduced, .libvips] {
+            let one = AnimationCost(facts(1000, 100), fitting: fitting).seconds
+            #expect(abs(AnimationCost(facts(1000, 200), fitting: fitting).seconds - 2 * one) < 1e-9)
+        }
+    }
+
+    @Test(
+        "how frames are fitted is decided as the decode stage fits them: none inside the decode size, PushMedia's decoder up to its reduction's limit, libvips for colour management, a larger shrink or another decoder"
+    )
+    func fittingDecided() {
+        let decode = PixelSize(width: 1200, height: 1200)
+        func fitting(_ w: Int, _ h: Int, colourManaged: Bool = false, ownDecoder: Bool = true) -> AnimationCost.Fitting {
+            AnimationCost.fitting(
+                screen: PixelSize(width: w, height: h), decode: decode, colourManaged: colourManaged, ownDecoder: ownDecoder)
+        }
+        #expect(fitting(1200, 1200) == .none)
+        #expect(fitting(1, 1) == .none)
+        #expect(fitting(1200, 1200, colourManaged: true) == .libvips)
+        #expect(fitting(2048, 2048) == .reduced)
+        #expect(fitting(1201, 7) == .reduced)
+        #expect(fitting(1200 * 16, 1) == .reduced)
+        #expect(fitting(1200 * 16 + 1, 1) == .libvips)
+        #expect(fitting(2048, 2048, ownDecoder: false) == .libvips)
+        #expect(fitting(2048, 2048, colourManaged: true) == .libvips)
     }
 
     @Test("an animation over what the time limit can finish is refused before it is decoded, with the estimate")
     func refusedByCost() throws {
         let folder = try Fixtures.temporaryFolder()
-        // 300 frames of a 2048×2048 screen, which libvips would fit one by one to the decode size:
-        // 76 s by the model, over the default 60 s, though each frame codes a single pixel.
+        // 900 one-pixel frames of a 2048×2048 screen (each frame's reduction reaches a few
+        // pixels): about 0.045 s by the model, over a limit of 0.03 s; 100 frames are not.
         let path = folder.appendingPathComponent("wide.gif")
-        try Self.onePixelFrames(width: 2048, height: 2048, frames: 300).write(to: path)
-        let processor = ItemProcessor(profile: .default, options: ProcessingOptions(outputDirectory: folder))
+        try Self.onePixelFrames(width: 2048, height: 2048, frames: 900).write(to: path)
+        var profile = Profile()
+        profile.limits.timeoutSeconds = 0.03
+        let processor = ItemProcessor(profile: profile, options: ProcessingOptions(outputDirectory: folder))
         let item = processor.process(InputFile(path: path.path, source: "wide.gif"))
         #expect(item.error?.code == .tooManyFrames)
         let message = item.error?.message ?? ""
-        let facts = GIFFacts(screen: PixelSize(width: 2048, height: 2048), frames: 300, codedPixels: 300)
-        let estimate = String(format: "%.0f", AnimationCost(facts, fitted: true).seconds)
-        #expect(message.hasPrefix("300 frames of 2048×2048 (300 pixels coded, every frame resized) would take about \(estimate) s"), "\(message)")
-        #expect(message.hasSuffix("over the limit of 60 s (limits.timeoutSeconds)"), "\(message)")
+        let facts = GIFFacts(screen: PixelSize(width: 2048, height: 2048), frames: 900, codedPixels: 900)
+        let estimate = AnimationCost.formatted(AnimationCost(facts, fitting: .reduced).seconds)
+        #expect(message.hasPrefix("900 frames of 2048×2048 (900 pixels coded) would take about \(estimate) s"), "\(message)")
+        #expect(message.hasSuffix("over the limit of 0.03 s (limits.timeoutSeconds)"), "\(message)")
         // Fewer frames of the same screen fit the time limit.
         let fewer = folder.appendingPathComponent("fewer.gif")
         try Self.onePixelFrames(width: 2048, height: 2048, frames: 100).write(to: fewer)
