@@ -54,11 +54,12 @@ ENV = bench_env()
 
 
 class Run:
-    def __init__(self, seconds: float, rss_kb: int | None, stdout: str, stderr: str):
+    def __init__(self, seconds: float, rss_kb: int | None, stdout: str, stderr: str, cpu_seconds: float | None = None):
         self.seconds = seconds
         self.rss_kb = rss_kb
         self.stdout = stdout
         self.stderr = stderr
+        self.cpu_seconds = cpu_seconds  # user + system of the command (from /usr/bin/time -v)
 
 
 def run(cmd: list[str] | str, *, ok_codes=(0,), measure_rss=True) -> Run:
@@ -70,16 +71,21 @@ def run(cmd: list[str] | str, *, ok_codes=(0,), measure_rss=True) -> Run:
     if measure_rss:
         full += ["/usr/bin/time", "-v", "-o", str(rss_file)]
     full += argv
+    rss_file.unlink(missing_ok=True)  # no figure left from the previous command
     start = time.perf_counter()
     p = subprocess.run(full, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
     if p.returncode not in ok_codes:
         raise RuntimeError(f"command failed ({p.returncode}): {cmd}\n{p.stderr[-3000:]}")
-    rss = None
+    rss = cpu = None
     if measure_rss and rss_file.exists():
-        m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", rss_file.read_text())
+        report = rss_file.read_text()
+        m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report)
         rss = int(m.group(1)) if m else None
-    return Run(seconds, rss, p.stdout, p.stderr)
+        user = re.search(r"User time \(seconds\): ([\d.]+)", report)
+        system = re.search(r"System time \(seconds\): ([\d.]+)", report)
+        cpu = float(user.group(1)) + float(system.group(1)) if user and system else None
+    return Run(seconds, rss, p.stdout, p.stderr, cpu)
 
 
 def div(a, b):
@@ -120,6 +126,11 @@ class Contender:
     @property
     def median(self) -> float | None:
         return statistics.median(r.seconds for r in self.runs) if self.runs and not self.failed else None
+
+    @property
+    def median_cpu(self) -> float | None:
+        vals = [r.cpu_seconds for r in self.runs if r.cpu_seconds is not None]
+        return statistics.median(vals) if vals and not self.failed else None
 
     @property
     def times(self) -> list[float]:

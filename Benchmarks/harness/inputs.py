@@ -8,6 +8,21 @@ from harness.common import *  # noqa: F401,F403 (paths, run helpers, standard mo
 # ----------------------------------------------------------------------------------------------
 # Inputs
 
+# Case 8's designer-size GIFs (file name, ffmpeg lavfi source, frames); Benchmarks/gif_cost.py --make
+# writes the same files. The 480-frame one is ~90 MB.
+DESIGNER_GIFS = [("cell-1200x200.gif", "cellauto=s=1200x1200:rate=20", 200),
+                 ("test-2048x120.gif", "testsrc=s=2048x2048:rate=10", 120),
+                 ("test-2048x480.gif", "testsrc=s=2048x2048:rate=10", 480)]
+# Small stand-ins for --quick (the same sources, a few seconds each).
+DESIGNER_GIFS_QUICK = [("cell-400x40.gif", "cellauto=s=400x400:rate=20", 40),
+                       ("test-600x30.gif", "testsrc=s=600x600:rate=10", 30)]
+
+
+def lavfi_gif(path: Path, source: str, frames: int) -> None:
+    """An animated GIF of `frames` frames of an ffmpeg lavfi source, with the ffmpeg CLI's defaults."""
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", source, "-frames:v", str(frames), str(path)],
+                   check=True)
+
 
 class Inputs:
     def __init__(self, quick: bool):
@@ -154,6 +169,21 @@ class Inputs:
         self._gif(d / "anim.gif", frames=frames, w=w, h=h, seed=42)
         (d / ".done").touch()
         return d
+
+    def designer_gifs(self) -> list[tuple[Path, int]]:
+        """Case 8's GIFs and their frame counts, each GIF alone in a folder (what `pushmedia
+        process` is given)."""
+        gifs = []
+        for name, source, frames in (DESIGNER_GIFS_QUICK if self.quick else DESIGNER_GIFS):
+            d = self.dir / "c8-designer-gifs" / Path(name).stem
+            gif = d / name
+            if not (d / ".done").exists():
+                fresh(d)
+                log(f"==> generating {gif.relative_to(ROOT)}: {frames} frames of {source} (ffmpeg CLI)")
+                lavfi_gif(gif, source, frames)
+                (d / ".done").touch()
+            gifs.append((gif, frames))
+        return gifs
 
     def video(self, name: str, seconds: int, total_bytes: int) -> Path:
         """A 1080p30 H.264 + AAC MP4 of `seconds` whose size is about total_bytes (noise keeps the

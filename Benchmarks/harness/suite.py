@@ -22,6 +22,7 @@ class Suite(MovieCase):
         self.fast_runs, self.fast_warmup = (2, 0) if args.quick else (5, 1)
         self.slow_runs = 2 if args.quick else 3
         self.gif_runs = 2 if args.quick else 3
+        self.designer_runs = 2 if args.quick else 3  # case 8: long runs, no warm-up
 
     def o(self, name: str) -> Path:
         return self.out / name
@@ -280,6 +281,46 @@ class Suite(MovieCase):
                 for i in range(10)],
         }
 
+    # Case 8 ------------------------------------------------------------------------------------
+    def case8(self):
+        """Designer-size GIFs: `pushmedia process` (default profile, the whole item) against
+        gifsicle making the expanded variant alone; CPU (user + sys), wall and peak RSS."""
+        rows = []
+        for gif, frames in self.inputs.designer_gifs():
+            w, h = gif_screen(gif)
+            eh = min(h, w // 2)
+            ew = 2 * eh
+            pm_out, gs_out = self.o(f"c8-{gif.stem}-pm"), self.o(f"c8-{gif.stem}-gifsicle")
+            outcome: dict = {}
+
+            def record_outcome(_r: Run, out=pm_out, outcome=outcome):
+                items = manifest_items(out)
+                if len(items) != 1:
+                    raise RuntimeError(f"PushMedia: {len(items)} items in the manifest (expected 1)")
+                outcome.clear()
+                outcome.update(designer_outcome(items[0]))
+
+            cs = [
+                Contender("pushmedia", pushmedia_cmd(gif.parent, pm_out, 1), setup=lambda o=pm_out: fresh(o), check=record_outcome),
+                Contender("gifsicle", ["gifsicle", "-O3", "--crop", f"{(w - ew) // 2},{(h - eh) // 2}+{ew}x{eh}",
+                                       "--resize-fit", "1200x600", str(gif), "-o", str(gs_out / "expanded.gif")],
+                          setup=lambda o=gs_out: fresh(o)),
+            ]
+            measure(cs, self.designer_runs, 0, f"case 8, {gif.name}")
+            pm, gs = cs
+            gs_file = gs_out / "expanded.gif"
+            rows.append({
+                "gif": gif.name, "bytes": gif.stat().st_size, "dims": [w, h], "frames": frames,
+                "outcome": outcome or None,
+                "pushmedia": {"cpu_s": pm.median_cpu, "wall_s": pm.median, "rss_mb": pm.max_rss_mb,
+                              "cpu": [r.cpu_seconds for r in pm.runs], "times": pm.times, "failed": pm.failed},
+                "gifsicle": {"cpu_s": gs.median_cpu, "wall_s": gs.median, "rss_mb": gs.max_rss_mb,
+                             "cpu": [r.cpu_seconds for r in gs.runs], "times": gs.times, "failed": gs.failed,
+                             "output_bytes": gs_file.stat().st_size if gs_file.exists() else None},
+                "ratio_cpu": div(pm.median_cpu, gs.median_cpu),
+            })
+        self.results["case8"] = {"runs": self.designer_runs, "rows": rows}
+
     # Profiles ----------------------------------------------------------------------------------
     def profile(self):
         """perf record of PushMedia on one 12 MP JPEG, the GIF and the kept clip: top symbols."""
@@ -316,3 +357,20 @@ class Suite(MovieCase):
 
         im = pyvips.Image.new_from_file(str(f))
         return [im.width, im.height]
+
+
+def gif_screen(gif: Path) -> tuple[int, int]:
+    """The logical screen of a GIF (width, height), from its header."""
+    with gif.open("rb") as f:
+        head = f.read(10)
+    return head[6] | head[7] << 8, head[8] | head[9] << 8
+
+
+def designer_outcome(item: dict) -> dict:
+    """What PushMedia made of one GIF, from its manifest item: the status, and the expanded
+    attachment (size, frames, bytes, budget) or the error code."""
+    if item.get("status") != "ok":
+        return {"status": item.get("status"), "error": (item.get("error") or {}).get("code")}
+    expanded = next((a for a in item.get("attachments", []) if a.get("role") == "expanded"), {})
+    return {"status": "ok", "width": expanded.get("width"), "height": expanded.get("height"),
+            "frames": expanded.get("frames"), "bytes": expanded.get("bytes"), "budget": expanded.get("budget")}
