@@ -45,8 +45,8 @@ template <long filters, long rows, long columns, int stride_y, int stride_x> cla
         const bool biased = !layer.bias_is_disabled();
         if (static_cast<long>(params.size()) != filters * length + (biased ? filters : 0))
             throw dlib::error("the face net's convolution does not fit its input");
-        const long out_rows = 1 + (input.nr() + 2 * layer.padding_y() - rows) / stride_y;
-        const long out_columns = 1 + (input.nc() + 2 * layer.padding_x() - columns) / stride_x;
+        const long out_rows = pm_face_net::output_length(input.nr(), rows, stride_y, layer.padding_y());
+        const long out_columns = pm_face_net::output_length(input.nc(), columns, stride_x, layer.padding_x());
         if (out_rows < 1 || out_columns < 1) throw dlib::error("a region too small for the face net's filters");
         output.set_size(input.num_samples(), filters, out_rows, out_columns);
         const float *weights = params.host();
