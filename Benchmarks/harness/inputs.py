@@ -100,6 +100,37 @@ class Inputs:
         w, h = (160, 120) if self.quick else (640, 480)
         return self._jpegs(f"c7-small-{count}", count, w, h, q=85)
 
+    def fixture_photo(self, name: str) -> Path:
+        """A folder holding one photo of Fixtures/photos."""
+        d = self.dir / f"fixture-{Path(name).stem}"
+        if not (d / name).exists():
+            fresh(d)
+            shutil.copy(ROOT / "Fixtures" / "photos" / name, d / name)
+        return d
+
+    def photos_6mp(self, count: int) -> Path:
+        """count distinct noisy 3000×2000 JPEGs (case 9's batch)."""
+        w, h = (600, 400) if self.quick else (3000, 2000)
+        return self._jpegs(f"c9-photos-{count}", count, w, h, q=85)
+
+    def android_stills(self) -> Path:
+        """Case 10's 20 stills: the ten photos of Fixtures/photos (1×1 to 4000 px, CMYK,
+        EXIF-rotated, 16-bit PNG, HEIC, TIFF, WebP) and ten JPEGs of 2000-4000 px."""
+        d = self.dir / "c10-stills"
+        if (d / ".done").exists():
+            return d
+        fresh(d)
+        for f in sorted((ROOT / "Fixtures" / "photos").iterdir()):
+            if f.is_file() and not f.name.startswith("."):
+                shutil.copy(f, d / f.name)
+        rnd = random.Random(10)
+        for i in range(10):
+            w = rnd.randint(500, 1000) if self.quick else rnd.randint(2000, 4000)
+            h = int(w * rnd.choice([0.5, 0.66, 0.75, 1.0, 1.33]))
+            self.crop(7000 + i, w, h).jpegsave(str(d / f"photo-{i:02d}.jpg"), Q=88)
+        (d / ".done").touch()
+        return d
+
     def mixed(self, count: int) -> Path:
         """count mixed images: 60 % JPEG 2–6 MP, 20 % PNG (half with alpha), 15 % WebP, 5 % animated GIF."""
         import pyvips

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.batch_cases import BatchCases
 from harness.common import *  # noqa: F401,F403 (paths, run helpers, standard modules)
 from harness.inputs import Inputs
 from harness.movie_case import MovieCase
@@ -12,7 +13,7 @@ from harness.peers import *  # noqa: F401,F403
 # Cases
 
 
-class Suite(MovieCase):
+class Suite(MovieCase, BatchCases):
     def __init__(self, args):
         self.args = args
         self.quick = args.quick
