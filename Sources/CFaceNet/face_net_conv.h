@@ -13,8 +13,9 @@
 namespace pm_face_net {
 
 /// The output positions along one axis of `length` inputs, for a filter `filter` long moved by
-/// `stride` over the input padded with `padding` zeros at each end (below 1: the input is too
-/// small for the filter).
+/// `stride` over the input padded with `padding` zeros at each end. Below 1 when the padded
+/// input is shorter than the filter by `stride` or more (the division truncates towards zero, as
+/// dlib's does).
 inline long output_length(long length, long filter, long stride, long padding) {
     return 1 + (length + 2 * padding - filter) / stride;
 }

@@ -24,6 +24,8 @@
 
 #include "CReduce.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,8 +161,15 @@ int pm_gif_reduced(pm_gif_file *file, const pm_gif_cut *cut, VipsImage **out) {
     }
     const int bands = r->bands;
     const size_t pixels = (size_t)o.width * (size_t)o.height, frame_bytes = pixels * (size_t)bands;
-    unsigned char *frame = malloc(pixels * 4), *frames = malloc(frame_bytes * (size_t)cut->count);
+    // The frames are stacked into one image: its height must be an int.
+    const int stackable = cut->count >= 1 && (int64_t)o.height * cut->count <= INT_MAX;
+    unsigned char *frame = stackable ? malloc(pixels * 4) : NULL;
+    unsigned char *frames = stackable ? malloc(frame_bytes * (size_t)cut->count) : NULL;
     int status = -1;
+    if (!stackable) {
+        vips_error("gif_reduced", "%d frames of %d rows do not stack into one image", cut->count, o.height);
+        goto done;
+    }
     if (!frame || !frames) {
         vips_error("gif_reduced", "out of memory");
         goto done;

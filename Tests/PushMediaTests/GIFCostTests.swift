@@ -163,6 +163,9 @@ struct GIFCostTests {
         #expect(fitting(1201, 7) == .reduced)
         #expect(fitting(1200 * 16, 1) == .reduced)
         #expect(fitting(1200 * 16 + 1, 1) == .libvips)
+        // The long side shrinks 16 times, the short one (199 → 12) more: libvips fits it.
+        #expect(fitting(1200 * 16, 199) == .libvips)
+        #expect(fitting(1200 * 16, 192) == .reduced)
         #expect(fitting(2048, 2048, ownDecoder: false) == .libvips)
         #expect(fitting(2048, 2048, colourManaged: true) == .libvips)
     }

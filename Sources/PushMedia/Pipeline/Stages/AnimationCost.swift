@@ -41,11 +41,23 @@ struct AnimationCost: Sendable, Equatable {
 
     /// How the frames of a GIF of `screen` are fitted inside `decode`, as the decode stage
     /// fits them: PushMedia's decoder reduces the frames it reads unless they need colour
-    /// management or shrink more than its reduction takes.
+    /// management or a side shrinks more than its reduction takes.
     static func fitting(screen: PixelSize, decode: PixelSize, colourManaged: Bool, ownDecoder: Bool) -> Fitting {
         guard DecodePath.gifNeedsFitting(frame: screen, inside: decode, colourManaged: colourManaged) else { return .none }
+        guard ownDecoder, !colourManaged else { return .libvips }
+        // libvips' thumbnail gives the fitted size (one shrink for both sides, each side
+        // rounded); the decode stage reduces only when CReduce takes that size, so the short side
+        // of a long, thin screen may shrink past its limit where the long side does not. Either
+        // rounding must fit, or libvips' fit is what the frames cost.
         let shrink = max(Double(screen.width) / Double(max(1, decode.width)), Double(screen.height) / Double(max(1, decode.height)))
-        return ownDecoder && !colourManaged && shrink <= Double(PM_REDUCE_MOST) ? .reduced : .libvips
+        func side(_ length: Int, _ rounding: FloatingPointRoundingRule) -> Int32 {
+            Int32(max(1, (Double(length) / shrink).rounded(rounding)))
+        }
+        let fits = [FloatingPointRoundingRule.down, .up].allSatisfy { rounding in
+            pm_reduce_plan_fits(
+                Int32(screen.width), Int32(screen.height), side(screen.width, rounding), side(screen.height, rounding)) != 0
+        }
+        return fits ? .reduced : .libvips
     }
 
     /// Refuses a GIF the item's time limit cannot finish (`too_many_frames`, with the estimate).
