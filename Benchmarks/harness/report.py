@@ -432,3 +432,46 @@ def update_generated_pages(report_text: str, pages: Path, write_to: Path | None 
         target.write_text(new)
         written.append(target)
     return written
+
+
+# ----------------------------------------------------------------------------------------------
+# A run of some cases: the other cases' sections, target rows and profiles stay as the last run
+# that measured them wrote them (each section carries its own date and commit).
+
+TARGET_ROW = re.compile(r"^\| (\d+)[a-z]?: .*\|$", re.M)
+
+
+def section(text: str, heading: str) -> str | None:
+    """The "## heading" section of a report, up to the next "## " heading."""
+    m = re.search(rf"^## {re.escape(heading)}.*?(?=^## |\Z)", text, re.M | re.S)
+    return m.group(0).rstrip() + "\n" if m else None
+
+
+def merge_unmeasured(new: str, old: str, measured: set[str]) -> str:
+    """`new`, the report of the cases in `measured`, with what `old` (the report it replaces,
+    without its hand-written part) says of every other case: its section, its target rows and,
+    when the profiles were not measured, the profiles."""
+    new_cases, old_cases = case_sections(new), case_sections(old)
+    kept = sorted((c for c in old_cases if c not in measured and c not in new_cases), key=int)
+    if not kept and ("profile" in measured or not section(old, "Profiles")):
+        return new
+    first = re.search(r"^## (\d+\. |Targets)", new, re.M)
+    head = new[:first.start()] if first else new
+    note = (f"Cases {', '.join(kept)} were not measured in this run: their sections and target rows are the last run's "
+            f"that measured them, with its date and commit.") if kept else ""
+    if note and "\n## Machine" in head:
+        head = head.replace("\n## Machine", f"\n{note}\n\n## Machine", 1)
+    elif note:
+        head = head.rstrip() + "\n\n" + note + "\n"
+    parts = [head.rstrip() + "\n"]
+    for case in sorted(set(new_cases) | set(kept), key=int):
+        parts.append(new_cases.get(case) or old_cases[case])
+    rows = [(int(m.group(1)), m.group(0)) for m in TARGET_ROW.finditer(section(new, "Targets") or "")]
+    rows += [(int(m.group(1)), m.group(0)) for m in TARGET_ROW.finditer(section(old, "Targets") or "")
+             if m.group(1) in kept]
+    parts.append("## Targets\n\n| target | measured | |\n|---|---:|---|\n" +
+                 "".join(row + "\n" for _, row in sorted(rows, key=lambda r: r[0])))
+    profiles = section(new, "Profiles") if "profile" in measured else section(old, "Profiles")
+    if profiles:
+        parts.append(profiles)
+    return "\n".join(parts)
