@@ -37,7 +37,8 @@ import uuid
 from pathlib import Path
 
 from harness.common import ANALYSIS_MARK, PUSHMEDIA, ROOT, WORK, loadavg, log, machine, wait_quiet
-from harness.report import merge_unmeasured, report, update_generated_pages
+from harness.report import report
+from harness.report_pages import merge_unmeasured, update_generated_pages
 from harness.suite import Suite
 
 

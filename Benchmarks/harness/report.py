@@ -1,59 +1,11 @@
-"""The report: results as the BENCHMARKS.md text."""
+"""The report: results as the BENCHMARKS.md text (cases 1-8, the targets, the profiles; cases 9-11
+in report_batch.py). Writing it into files is report_pages.py."""
 
 from __future__ import annotations
 
 from harness.common import *  # noqa: F401,F403 (paths, run helpers, standard modules)
-
-
-# ----------------------------------------------------------------------------------------------
-# Report
-
-
-def fmt_s(s):
-    return "–" if s is None else (f"{s * 1000:.0f} ms" if s < 10 else f"{s:.1f} s")
-
-
-def fmt_mb(v):
-    return "–" if v is None else f"{v:.0f} MB"
-
-
-def fmt_n(v):
-    return "–" if v is None else f"{v:.2f}"
-
-
-def fmt_x(r):
-    return "–" if r is None else f"{r:.2f}×"
-
-
-def fmt_f(v, digits=2):
-    return "–" if v is None else f"{v:.{digits}f}"
-
-
-def designer_outcome_text(outcome: dict | None, failed: str | None) -> str:
-    """Case 8's outcome column: PushMedia's expanded GIF, or the error code its manifest gives."""
-    if failed:
-        return f"failed: {failed}"
-    if not outcome:
-        return "–"
-    if outcome["status"] != "ok":
-        return f"{outcome['status']}: {outcome.get('error')}"
-    budget = f" (budget {outcome['budget']} B)" if outcome.get("budget") else ""
-    return (f"ok: expanded {outcome['width']}×{outcome['height']}, {outcome['frames']} frames, "
-            f"{outcome['bytes']} B{budget}")
-
-
-def fmt_cpu(r: dict) -> str:
-    """A command's median CPU, or why it failed."""
-    return f"failed: {r['failed']}" if r.get("failed") else ("–" if r.get("cpu_s") is None else f"{r['cpu_s']:.2f} s")
-
-
-def fmt_spread(s: dict | None) -> str:
-    """Per-round ratios as min / median / max."""
-    return "–" if not s else f"{s['min']:.3f} / **{s['median']:.3f}** / {s['max']:.3f}"
-
-
-def verdict(ok: bool | None) -> str:
-    return "–" if ok is None else ("**met**" if ok else "**not met**")
+from harness.formats import designer_outcome_text, fmt_f, fmt_mb, fmt_n, fmt_s, fmt_x, verdict
+from harness.report_batch import batch_sections
 
 
 def report(results: dict, meta: dict) -> str:
@@ -277,77 +229,7 @@ def report(results: dict, meta: dict) -> str:
               f"{fmt_f(gs['cpu_s']) if not gs['failed'] else 'failed: ' + gs['failed']} | {fmt_x(r['ratio_cpu'])} |")
         a("")
 
-    c9 = results.get("case9")
-    if c9:
-        a(f"## 9. Crash containment: item processes against `--in-process` ({meta['date'][:10]}, {meta['commit']})")
-        a("")
-        a("`pushmedia process <set> --jobs 2` as it runs by default (every item in an item process started by the fork "
-          "server) and with `--in-process` (items on threads of the command, no containment). CPU is user + system of the "
-          "command and of the children it waited for (`/usr/bin/time -v`); the two commands run in turn, each with a fresh "
-          f"`--out`, {c9['runs']} rounds after 1 warm-up; the ratios are taken round by round (min / **median** / max).")
-        a("")
-        a("| set | CPU, contained | CPU, `--in-process` | CPU ratio | wall, contained | wall, `--in-process` | wall ratio | peak RSS, contained / in-process |")
-        a("|---|---:|---:|---|---:|---:|---|---:|")
-        for r in c9["rows"]:
-            c, t = r["contained"], r["in_process"]
-            a(f"| {r['set']} | {fmt_cpu(c)} | {fmt_cpu(t)} | {fmt_spread(r['cpu_ratio'])} | {fmt_s(c['wall_s'])} | {fmt_s(t['wall_s'])} | "
-              f"{fmt_spread(r['wall_ratio'])} | {fmt_mb(c['rss_mb'])} / {fmt_mb(t['rss_mb'])} |")
-        a("")
-        batch = c9["rows"][-1]
-        ratio = (batch["cpu_ratio"] or {}).get("median")
-        targets.append((f"9: containment ≤ 3 % more CPU ({batch['set']})", "–" if ratio is None else f"{(ratio - 1) * 100:+.1f} %",
-                        le(ratio, 1.03)))
-
-    c10 = results.get("case10")
-    if c10:
-        a(f"## 10. The Android image's cost ({meta['date'][:10]}, {meta['commit']})")
-        a("")
-        a(f"{c10['items']} stills ({c10['inputs']}), `pushmedia process --jobs 2` with the measured binary and with the same "
-          f"tree built without the Android image's encode (`{c10['without_binary']}`; the cut before the encode is lazy, so "
-          f"nothing of the Android image is computed). CPU is user + system of the command and its item processes; the two "
-          f"run in turn, each with a fresh `--out`, {c10['runs']} rounds after 1 warm-up; the ratios are round by round "
-          f"(min / **median** / max).")
-        a("")
-        a("| binary | CPU | wall | peak RSS |")
-        a("|---|---:|---:|---:|")
-        for key, name in (("with", "with the Android image"), ("without", "without it")):
-            r = c10[key]
-            a(f"| {name} | {fmt_cpu(r)} | {fmt_s(r['wall_s']) if not r['failed'] else 'failed'} | {fmt_mb(r['rss_mb'])} |")
-        a("")
-        same = ("the same, byte for byte, in both runs" if c10["ios_identical"] else
-                f"**not the same in both runs ({c10['ios_differing']} differ): the two are not comparable**")
-        a(f"With ÷ without: CPU {fmt_spread(c10['cpu_ratio'])}, wall {fmt_spread(c10['wall_ratio'])}. "
-          f"{c10['android_images']} Android images, {c10['android_bytes'] / 1e6:.2f} MB in all; the {c10['ios_outputs']} iOS "
-          f"outputs are {same}.")
-        a("")
-        ratio = (c10["cpu_ratio"] or {}).get("median")
-        targets.append(("10: the Android image adds ≤ 10 % CPU (stills)", "–" if ratio is None else f"{(ratio - 1) * 100:+.1f} %",
-                        le(ratio, 1.10) if c10["ios_identical"] else None))
-
-    c11 = results.get("case11")
-    if c11:
-        a(f"## 11. Catalogue-sized folders ({meta['date'][:10]}, {meta['commit']})")
-        a("")
-        a(f"`Benchmarks/catalogue.py`'s runs: distinct 640×480 product shots (1,000 made with Pillow, then copies that differ "
-          f"in a JPEG comment, so no result is reused but outputs repeat and are stored once), one "
-          f"`pushmedia process --jobs {c11['jobs']}` over each folder (embedded SQLite queue, item processes), one run each; "
-          f"then the same command again (every item resumed: the listing, the queue, the manifest and the preview alone) and "
-          f"`pushmedia manifest --queue` (the manifest from the queue).")
-        a("")
-        a("| items | wall an item | CPU an item | peak RSS | manifest.json | manifest.ndjson | preview pages (largest) | resumed run | manifest command |")
-        a("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for r in c11["rows"]:
-            a(f"| {r['items']:,} | {r['wall_ms_per_item']:.1f} ms | {r['cpu_ms_per_item']:.1f} ms | {r['peak_rss_mb']:.0f} MB | "
-              f"{r['manifest_json_mb']:.1f} MB | {r['manifest_ndjson_mb']:.1f} MB | {r['preview_pages']} ({r['largest_page_mb']:.2f} MB) | "
-              f"{fmt_s(r['resumed_run_s'])} | {fmt_s(r['manifest_command_s'])} |")
-        a("")
-        if len(c11["rows"]) > 1:
-            first, last = c11["rows"][0], c11["rows"][-1]
-            growth = last["cpu_ms_per_item"] / first["cpu_ms_per_item"]
-            a(f"CPU an item at {last['items']:,} items ÷ at {first['items']:,}: **{growth:.2f}**.")
-            a("")
-            targets.append((f"11: CPU an item flat within 10 % ({first['items']:,} → {last['items']:,} items)", f"{growth:.2f}",
-                            le(growth, 1.10)))
+    batch_sections(results, meta, a, targets)
 
     a("## Targets")
     a("")
@@ -383,95 +265,3 @@ def report(results: dict, meta: dict) -> str:
             a("")
     return "\n".join(L) + "\n"
 
-
-# ----------------------------------------------------------------------------------------------
-# Generated sections in docs/benchmarks/*.md: a page may carry a case's section of the report
-# between the two marker lines
-#
-#     <!-- generated by Benchmarks/run: case N -->
-#     <!-- end of case N -->
-#
-# and each full run rewrites what is between them with the text BENCHMARKS.md got.
-
-GENERATED_SECTION = re.compile(
-    r"^(?P<start><!-- generated by Benchmarks/run: case (?P<case>\w+) -->)\n.*?^(?P<end><!-- end of case (?P=case) -->)$",
-    re.M | re.S)
-
-
-def case_sections(report_text: str) -> dict[str, str]:
-    """The report's numbered case sections ("## N. …" up to the next "## " heading), by case number."""
-    return {m.group(1): m.group(0).rstrip() + "\n"
-            for m in re.finditer(r"^## (\d+)\. .*?(?=^## |\Z)", report_text, re.M | re.S)}
-
-
-def fill_generated_sections(page: str, sections: dict[str, str]) -> str:
-    """The page with the text between each pair of markers replaced by that case's section; the
-    markers of a case not in `sections` (not measured in this run) keep their text."""
-    def fill(m: re.Match) -> str:
-        section = sections.get(m.group("case"))
-        if section is None:
-            return m.group(0)
-        return f"{m.group('start')}\n\n{section}\n{m.group('end')}"
-
-    return GENERATED_SECTION.sub(fill, page)
-
-
-def update_generated_pages(report_text: str, pages: Path, write_to: Path | None = None) -> list[Path]:
-    """Fills the marked sections of every pages/*.md from report_text; a page without markers, or
-    whose sections are unchanged, is left alone. With write_to, the pages that would change are
-    written there instead (a quick run never touches docs/). Returns the files written."""
-    sections = case_sections(report_text)
-    written = []
-    for page in sorted(pages.glob("*.md")):
-        old = page.read_text()
-        new = fill_generated_sections(old, sections)
-        if new == old:
-            continue
-        target = page if write_to is None else write_to / page.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(new)
-        written.append(target)
-    return written
-
-
-# ----------------------------------------------------------------------------------------------
-# A run of some cases: the other cases' sections, target rows and profiles stay as the last run
-# that measured them wrote them (each section carries its own date and commit).
-
-TARGET_ROW = re.compile(r"^\| (\d+)[a-z]?: .*\|$", re.M)
-
-
-def section(text: str, heading: str) -> str | None:
-    """The "## heading" section of a report, up to the next "## " heading."""
-    m = re.search(rf"^## {re.escape(heading)}.*?(?=^## |\Z)", text, re.M | re.S)
-    return m.group(0).rstrip() + "\n" if m else None
-
-
-def merge_unmeasured(new: str, old: str, measured: set[str]) -> str:
-    """`new`, the report of the cases in `measured`, with what `old` (the report it replaces,
-    without its hand-written part) says of every other case: its section, its target rows and,
-    when the profiles were not measured, the profiles."""
-    new_cases, old_cases = case_sections(new), case_sections(old)
-    kept = sorted((c for c in old_cases if c not in measured and c not in new_cases), key=int)
-    if not kept and ("profile" in measured or not section(old, "Profiles")):
-        return new
-    first = re.search(r"^## (\d+\. |Targets)", new, re.M)
-    head = new[:first.start()] if first else new
-    note = (f"Cases {', '.join(kept)} were not measured in this run: their sections and target rows are the last run's "
-            f"that measured them, with its date and commit.") if kept else ""
-    if note and "\n## Machine" in head:
-        head = head.replace("\n## Machine", f"\n{note}\n\n## Machine", 1)
-    elif note:
-        head = head.rstrip() + "\n\n" + note + "\n"
-    parts = [head.rstrip() + "\n"]
-    for case in sorted(set(new_cases) | set(kept), key=int):
-        parts.append(new_cases.get(case) or old_cases[case])
-    rows = [(int(m.group(1)), m.group(0)) for m in TARGET_ROW.finditer(section(new, "Targets") or "")]
-    rows += [(int(m.group(1)), m.group(0)) for m in TARGET_ROW.finditer(section(old, "Targets") or "")
-             if m.group(1) in kept]
-    parts.append("## Targets\n\n| target | measured | |\n|---|---:|---|\n" +
-                 "".join(row + "\n" for _, row in sorted(rows, key=lambda r: r[0])))
-    profiles = section(new, "Profiles") if "profile" in measured else section(old, "Profiles")
-    if profiles:
-        parts.append(profiles)
-    return "\n".join(parts)
