@@ -107,10 +107,12 @@ struct ItemIsolationOptions: ParsableArguments {
     @Flag(name: .long, help: "Run each item inside this process instead of a child process: no crash containment (for a debugger).")
     var inProcess = false
 
+    // Unconditional: `--item-memory-limit -1` is a value to refuse with its reason, not a
+    // missing one.
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
-            "Address space each item process may grow by once started, in MB; past it allocations fail and only that item's attempt is lost (default: $PUSHMEDIA_ITEM_MEMORY_LIMIT_MB, else 4096; 0: no limit; at least \(ItemProcessServer.minimumMemoryLimitMB)).",
+            "Address space each item process may grow by once started, in MB; past it allocations fail and only that item's attempt is lost (default: $PUSHMEDIA_ITEM_MEMORY_LIMIT_MB, else 4096; 0: no limit; \(ItemProcessServer.minimumMemoryLimitMB) to \(ItemProcessServer.maximumMemoryLimitMB)).",
             valueName: "MB")
     )
     var itemMemoryLimit: Int?
@@ -119,11 +121,16 @@ struct ItemIsolationOptions: ParsableArguments {
     /// else 4096): 0 (none) or at least what an item process needs to work, else a usage error.
     func memoryLimit() throws -> Int {
         let megabytes = try Setting.int(itemMemoryLimit, Setting.itemMemoryLimit, flagName: "--item-memory-limit", default: 4096)
-        let minimum = ItemProcessServer.minimumMemoryLimitMB
+        let (minimum, maximum) = (ItemProcessServer.minimumMemoryLimitMB, ItemProcessServer.maximumMemoryLimitMB)
         guard megabytes == 0 || megabytes >= minimum else {
             throw ValidationError(
                 "--item-memory-limit must be 0 (no limit) or at least \(minimum) MB, what an item process needs to grow by to process "
                     + "a movie, with a margin (docs/security.md#crash-containment), got \(megabytes)")
+        }
+        guard megabytes <= maximum else {
+            throw ValidationError(
+                "--item-memory-limit must be at most \(maximum) MB (128 TiB, the address space a process can have), got \(megabytes): "
+                    + "give 0 for no limit")
         }
         return megabytes
     }
@@ -214,18 +221,40 @@ struct EscapedLogStream: TextOutputStream, Sendable {
     }
 }
 
-/// Reads a manifest for a command; a missing or foreign file is an error on standard error and
-/// exit status 1.
+/// Reads a manifest for a command: `manifest.json`, or the items of `manifest.ndjson` (under the
+/// built-in profile, which the NDJSON form does not carry). A missing or foreign file, or an
+/// item with a value no run writes, is an error on standard error and exit status 1.
 func readManifest(_ path: String) throws -> Manifest {
+    let url = URL(fileURLWithPath: path)
+    if url.pathExtension.lowercased() == "ndjson" {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            printError("error: cannot read manifest \(path)")
+            throw ExitCode(1)
+        }
+        var items: [Item] = []
+        do {
+            try Manifest.forEachLine(ofNDJSON: url) { item in
+                items.append(item)
+                return true
+            }
+        } catch {
+            printError("error: \(path) is not a PushMedia manifest: \(error)")
+            throw ExitCode(1)
+        }
+        return Manifest(profile: .default, items: items)
+    }
     let data: Data
     do {
-        data = try Data(contentsOf: URL(fileURLWithPath: path))
+        data = try Data(contentsOf: url)
     } catch {
         printError("error: cannot read manifest \(path): \(error.localizedDescription)")
         throw ExitCode(1)
     }
     do {
         return try Manifest.decode(from: data)
+    } catch let error as DecodingError {
+        printError("error: \(path) is not a PushMedia manifest: \(error.readableDescription(decoding: data))")
+        throw ExitCode(1)
     } catch {
         printError("error: \(path) is not a PushMedia manifest: \(error)")
         throw ExitCode(1)

@@ -86,12 +86,116 @@ extension Manifest {
     }
 
     /// Reads a manifest written by ``jsonData()``.
+    /// - Throws: `DecodingError` for JSON that is not a manifest, ``ManifestDecodingError`` for
+    ///   an item with a number out of its range (``Item/valueProblem()``).
     public static func decode(from data: Data) throws -> Manifest {
-        try JSONDecoder().decode(Manifest.self, from: data)
+        let manifest = try JSONDecoder().decode(Manifest.self, from: data)
+        for (index, item) in manifest.items.enumerated() {
+            if let problem = item.valueProblem() { throw ManifestDecodingError(place: "items[\(index)]", reason: "\(problem)") }
+        }
+        return manifest
     }
 }
 
 /// The version of PushMedia, written into manifests and shown by `pushmedia --version`.
 public enum PushMediaVersion {
     public static let string = "0.1.0"
+}
+
+/// Why a manifest, or an item of it, cannot be read: where, and what is wrong, in words.
+public struct ManifestDecodingError: Error, Sendable, CustomStringConvertible {
+    /// `line 3` of an NDJSON manifest, `items[2]` of a JSON one.
+    public var place: String
+    public var reason: String
+    public var description: String { "\(place): not a manifest item: \(reason)" }
+}
+
+extension DecodingError {
+    /// The error as a person reads it, for the JSON `data` it was thrown for: as
+    /// ``readableDescription``, except that where the decoder lost the field (Foundation's
+    /// decoder reports a number that does not fit its field, `1.5` for a byte count, as JSON
+    /// that is not valid, with no path), the field is found in `data` and named.
+    public func readableDescription(decoding data: Data) -> String {
+        if case .dataCorrupted(let context) = self, context.codingPath.isEmpty,
+            let found = ManifestJSON.misfitNumber(in: data)
+        {
+            return found
+        }
+        return readableDescription
+    }
+
+    /// The error as a person reads it: the field's path (`attachments[1].bytes`) and what the
+    /// decoder found there, not the Swift description of its context.
+    public var readableDescription: String {
+        func path(_ keys: [any CodingKey]) -> String {
+            var text = ""
+            for key in keys {
+                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            }
+            return text.isEmpty ? "the item" : text
+        }
+        switch self {
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)): expected \(Self.name(of: type)) (\(context.debugDescription))"
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)): expected \(Self.name(of: type)), found null or nothing"
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])): missing"
+        case .dataCorrupted(let context):
+            let text = context.debugDescription
+            if text.contains("does not fit in Int") { return "\(path(context.codingPath)): expected a whole number (\(text))" }
+            return "\(path(context.codingPath)): \(text)"
+        @unknown default:
+            return "\(self)"
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is Int.Type, is Int64.Type, is Int32.Type: "a whole number"
+        case is Double.Type, is Float.Type: "a number"
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        default: "\(type)"
+        }
+    }
+}
+
+/// Finds what Foundation's decoder does not say: which field of a manifest's JSON holds a number
+/// that does not fit it.
+enum ManifestJSON {
+    /// The fields of an item (and of a manifest's summary) that hold whole numbers.
+    static let wholeNumberKeys: Set<String> = [
+        "bytes", "sourceBytes", "width", "height", "frames", "budget", "linkBitsPerSecond", "quality", "colours", "attempts",
+        "framesKept", "framesTotal", "videoBitRate", "audioBitRate", "orientation", "bands", "bitDepth", "total", "ok", "failed",
+        "outputBytes",
+    ]
+
+    /// `path: expected a whole number, got 1.5` for the first whole-number field of `data` (valid
+    /// JSON) holding a fraction or a number past `Int`'s range; nil when `data` is not JSON or
+    /// has none.
+    static func misfitNumber(in data: Data) -> String? {
+        guard let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+        return search(root, path: "")
+    }
+
+    private static func search(_ value: Any, path: String) -> String? {
+        if let object = value as? [String: Any] {
+            for key in object.keys.sorted() {
+                let here = path.isEmpty ? key : path + "." + key
+                if wholeNumberKeys.contains(key), let number = object[key] as? NSNumber, !(object[key] is Bool) {
+                    let double = number.doubleValue
+                    if double.rounded() != double || abs(double) >= 9.2e18 {
+                        return "\(here): expected a whole number, got \(number)"
+                    }
+                }
+                if let found = search(object[key]!, path: here) { return found }
+            }
+        } else if let array = value as? [Any] {
+            for (index, element) in array.enumerated() {
+                if let found = search(element, path: path + "[\(index)]") { return found }
+            }
+        }
+        return nil
+    }
 }

@@ -1,11 +1,15 @@
 import Foundation
 
 /// A file's lines, one at a time, in bounded memory: it reads 1 MiB at a time and holds at
-/// most one chunk and the line being read.
+/// most one chunk and the line being read. Time is linear in the file's size, however long a
+/// line is: each byte is searched for a newline once, and bytes are moved only when a line is
+/// returned or a chunk comes in after the last newline.
 public final class FileLineReader {
     private let handle: FileHandle
     private var pending = Data()
     private var start = 0
+    /// Where the search for the next newline goes on: the bytes from ``start`` to here have none.
+    private var searched = 0
     private var atEnd = false
     /// The number of the line last returned, from 1.
     public private(set) var lineNumber = 0
@@ -21,26 +25,46 @@ public final class FileLineReader {
     public func next() throws -> Data? {
         while true {
             // `pending` is always a Data of its own, indexed from 0; `start` is where the next line begins.
-            if let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = Self.newline(in: pending, from: searched) {
                 let line = Data(pending[start..<newline])
                 start = newline + 1
+                searched = start
                 lineNumber += 1
                 return line
             }
+            searched = pending.count
             if atEnd {
                 guard start < pending.count else { return nil }
                 let line = Data(pending[start...])
                 start = pending.count
+                searched = start
                 lineNumber += 1
                 return line
             }
-            pending = Data(pending[start...])
-            start = 0
+            // The bytes already returned are dropped before the next chunk comes in; a line longer
+            // than a chunk grows in place (Data doubles its storage), never copied per chunk.
+            if start > 0 {
+                pending.removeSubrange(0..<start)
+                searched -= start
+                start = 0
+            }
             if let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 pending.append(chunk)
             } else {
                 atEnd = true
             }
+        }
+    }
+
+    /// The index of the first `\n` in `data` at or after `start` (memchr: a byte at a time
+    /// through Data's indices is ten times slower on a long line).
+    private static func newline(in data: Data, from start: Int) -> Int? {
+        guard start < data.count else { return nil }
+        return data.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress, let found = memchr(base + start, Int32(UInt8(ascii: "\n")), raw.count - start) else {
+                return nil
+            }
+            return base.distance(to: UnsafeRawPointer(found))
         }
     }
 }
@@ -94,18 +118,24 @@ public final class ManifestItemReader {
                 while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
                 guard !bytes.isEmpty else { continue }
                 if json {
-                    let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-                    if text.hasPrefix("]") {
+                    // The first byte that is not a space says whether the array ended (no String
+                    // of the whole line: an item's line may be megabytes long).
+                    if bytes.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "]") {
                         finished = true
                         return nil
                     }
                     if bytes.last == UInt8(ascii: ",") { bytes = bytes.dropLast() }
                 }
+                let item: Item
                 do {
-                    return try decoder.decode(Item.self, from: Data(bytes))
+                    item = try decoder.decode(Item.self, from: Data(bytes))
                 } catch let error as DecodingError {
-                    throw Manifest.NDJSONError(line: lines.lineNumber, reason: "\(error)")
+                    throw Manifest.NDJSONError(line: lines.lineNumber, reason: error.readableDescription(decoding: Data(bytes)))
+                } catch {
+                    throw Manifest.NDJSONError(line: lines.lineNumber, reason: "not valid JSON (\(error))")
                 }
+                if let problem = item.valueProblem() { throw Manifest.NDJSONError(line: lines.lineNumber, reason: "\(problem)") }
+                return item
             }
             finished = true
             return nil

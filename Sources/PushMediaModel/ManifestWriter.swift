@@ -195,11 +195,16 @@ extension Manifest {
         let lines = try FileLineReader(url: url)
         while let bytes = try lines.next() {
             guard !bytes.isEmpty else { continue }
+            let item: Item
             do {
-                guard try body(try JSONDecoder().decode(Item.self, from: bytes)) else { return }
+                item = try JSONDecoder().decode(Item.self, from: bytes)
             } catch let error as DecodingError {
-                throw NDJSONError(line: lines.lineNumber, reason: "\(error)")
+                throw NDJSONError(line: lines.lineNumber, reason: error.readableDescription(decoding: bytes))
+            } catch {
+                throw NDJSONError(line: lines.lineNumber, reason: "not valid JSON (\(error))")
             }
+            if let problem = item.valueProblem() { throw NDJSONError(line: lines.lineNumber, reason: "\(problem)") }
+            guard try body(item) else { return }
         }
     }
 

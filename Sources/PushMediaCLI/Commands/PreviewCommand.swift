@@ -68,7 +68,15 @@ struct PreviewCommand: ParsableCommand {
             printError("error: cannot write \(out): \(error.localizedDescription)")
             throw ExitCode(1)
         }
-        print("preview: \(pageURL.path) (\(manifest.summary.ok) ok, \(manifest.summary.failed) failed)")
+        // The page counts the items; a summary edited by hand (or left from other items) is
+        // not believed, and is said to disagree.
+        let counted = Manifest.Summary(items: manifest.items)
+        if counted != manifest.summary {
+            printError(
+                "warning: the manifest's summary (\(manifest.summary.total) items: \(manifest.summary.ok) ok, \(manifest.summary.failed) failed) "
+                    + "does not match its items (\(counted.total): \(counted.ok) ok, \(counted.failed) failed); the preview shows the items")
+        }
+        print("preview: \(pageURL.path) (\(counted.ok) ok, \(counted.failed) failed)")
     }
 
     /// The preview of an NDJSON manifest, read a line at a time: memory holds a page.
