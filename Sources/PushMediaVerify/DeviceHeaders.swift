@@ -29,6 +29,19 @@ public enum DeviceHeaders {
         ]
     }
 
+    /// The content codings `headers` offer (`Accept-Encoding`, lowercase, without weights);
+    /// `identity` is always acceptable.
+    public static func offeredEncodings(_ headers: [(name: String, value: String)]) -> Set<String> {
+        var offered: Set<String> = ["identity"]
+        for header in headers where header.name.lowercased() == "accept-encoding" {
+            for part in header.value.split(separator: ",") {
+                let coding = part.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+                if !coding.isEmpty { offered.insert(coding) }
+            }
+        }
+        return offered
+    }
+
     /// The headers of whoever downloads a URL with `rules`: iOS's whenever an iOS attachment is
     /// among them (one fetch serves both when FCM shows the same image), else Android's.
     public static func of(_ rules: [DownloadRule]) -> [(name: String, value: String)] {

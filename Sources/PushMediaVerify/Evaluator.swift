@@ -47,6 +47,7 @@ public enum Evaluator {
         let type = contentType(served: observation.contentType, expected: target.expected.mimeType)
         verdict.add(type.problem)
         if let warning = type.warning { verdict.warnings.append(warning) }
+        verdict.add(encodingProblem(observation, offered: DeviceHeaders.offeredEncodings(DeviceHeaders.of(target.rules))))
         for problem in bodyProblems(target.expected, observation) { verdict.add(problem) }
         for rule in target.rules {
             switch rule {
@@ -109,6 +110,20 @@ public enum Evaluator {
     }
 
     // MARK: - Bytes
+
+    /// A `Content-Encoding` other than those the request offered: the bytes verify read were
+    /// not decoded (it decodes what it offers, gzip and deflate), and a downloader that did not
+    /// ask for that coding cannot read them.
+    static func encodingProblem(_ o: Observation, offered: Set<String>) -> Problem? {
+        guard let header = o.contentEncoding else { return nil }
+        let codings = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        guard let unoffered = codings.first(where: { !offered.contains($0) }) else { return nil }
+        let asked = offered.subtracting(["identity"]).sorted().joined(separator: ", ")
+        return Problem(
+            .unofferedEncoding,
+            "the server sent Content-Encoding: \(unoffered), which the request did not offer (Accept-Encoding: \(asked)): "
+                + "serve the file as it is, or only in the codings the request asks for")
+    }
 
     /// The body against the file: its size (announced and read) and its SHA-256.
     static func bodyProblems(_ expected: ExpectedFile, _ o: Observation) -> [Problem] {
@@ -271,9 +286,20 @@ public enum Evaluator {
         case .tls(let detail):
             return Problem(.tlsFailed, "TLS failed (\(detail)): phones need TLS 1.2 or later with a current cipher")
         case .connection(let detail):
-            return Problem(.connectionFailed, "no connection to \(host) (\(detail))")
+            return Problem(.connectionFailed, "the connection to \(host) failed (\(detail))")
+        case .invalidResponse(let detail):
+            return Problem(
+                .invalidResponse, "\(host) answered with bytes that are not a valid HTTP response (\(detail)): the phones drop it; fix the server")
+        case .noResponse where o.redirects > 0:
+            let final = o.requested.last.flatMap { URL(string: $0)?.host } ?? host
+            let plural = o.redirects == 1 ? "" : "s"
+            return Problem(
+                .noResponse,
+                "no answer within \(seconds(o.deadline)) after \(o.redirects) redirect\(plural): \(final), where the redirect\(plural) led, sent no response"
+            )
         case .noResponse:
-            return Problem(.noResponse, "no answer within \(seconds(o.deadline)): the server took the connection and sent nothing")
+            return Problem(
+                .noResponse, "no answer within \(seconds(o.deadline)): \(host) sent no response (no connection was made, or it sent nothing on it)")
         }
     }
 

@@ -54,7 +54,9 @@ public final class ManifestURLs {
             survey.items += 1
             survey.urls += urls.count
             for url in urls {
-                survey.bytes += url.expected.bytes
+                // Saturating: a sum past Int.max (not reachable with range-checked sizes) stays a count.
+                let (sum, overflow) = survey.bytes.addingReportingOverflow(max(0, url.expected.bytes))
+                survey.bytes = overflow ? Int.max : sum
                 survey.longestDeadline = max(survey.longestDeadline, url.deadline)
                 if let authority = URL(string: url.url).flatMap(RedirectChain.authority(of:)) { survey.authorities.insert(authority) }
             }

@@ -19,6 +19,9 @@ public struct Observation: Sendable, Equatable {
         /// No connection: the name does not resolve, the port refuses, the connection was reset
         /// before an answer.
         case connection(String)
+        /// The server answered with bytes that are not an HTTP response (a broken status line or
+        /// header, a `Content-Length` that is not a number).
+        case invalidResponse(String)
         /// Nothing came back (no response head) before the deadline.
         case noResponse
     }

@@ -37,6 +37,9 @@ public struct ProblemCode: Sendable, Hashable, CustomStringConvertible {
     public static let tlsFailed = ProblemCode("tls_failed")
     /// No connection (DNS, refused, reset).
     public static let connectionFailed = ProblemCode("connection_failed")
+    /// The server's answer is not HTTP that a phone can read (a broken status line or header, a
+    /// `Content-Length` that is not a number).
+    public static let invalidResponse = ProblemCode("invalid_response")
     /// The server did not answer before the deadline.
     public static let noResponse = ProblemCode("no_response")
 
@@ -62,6 +65,10 @@ public struct ProblemCode: Sendable, Hashable, CustomStringConvertible {
     public static let bodyOverrun = ProblemCode("body_overrun")
     /// The file's size, other bytes (SHA-256).
     public static let wrongBytes = ProblemCode("wrong_bytes")
+    /// A `Content-Encoding` the request did not offer (`br` to a downloader that asked for
+    /// gzip): the server ignores `Accept-Encoding`, and a phone that cannot decode it gets bytes
+    /// it cannot read.
+    public static let unofferedEncoding = ProblemCode("unoffered_encoding")
 
     // The downloaders' rules.
     /// FCM's image without Content-Length.

@@ -58,6 +58,12 @@ public struct VerifyLimits: Sendable, Equatable {
     /// OkHttp, which Android's `HttpURLConnection` is built on, 20).
     public var maxRedirects: Int
 
+    /// The longest cut-off verify waits for any URL (seconds): `--ios-seconds` and
+    /// `--fcm-seconds` at most, and a manifest's delivery target clamped to it.
+    public static let longestSeconds = 600.0
+    /// The shortest cut-off the flags take (seconds): below it no server on any network answers.
+    public static let shortestSeconds = 0.1
+
     public init(iOSSeconds: Double? = nil, fcmSeconds: Double = 5, maxRedirects: Int = 16) {
         self.iOSSeconds = iOSSeconds
         self.fcmSeconds = fcmSeconds
@@ -111,7 +117,9 @@ extension PublishedURL {
     /// Who downloads `attachment` of `item`: one case per role, so that a new role cannot be
     /// published without saying whose rules it meets.
     public static func rules(for attachment: Attachment, of item: Item, limits: VerifyLimits) -> [DownloadRule] {
-        let iOS = DownloadRule.iOS(seconds: limits.iOSSeconds ?? item.deliveryTargetSeconds)
+        // A delivery target past the longest wait (a hand-made manifest's budget at 1 bit/s) is
+        // waited for that long, no longer: verify's run stays bounded whatever the manifest says.
+        let iOS = DownloadRule.iOS(seconds: min(limits.iOSSeconds ?? item.deliveryTargetSeconds, VerifyLimits.longestSeconds))
         switch attachment.role {
         case .thumbnail, .media:
             // Every iOS payload carries the thumbnail and the movie or audio; FCM's Android SDK

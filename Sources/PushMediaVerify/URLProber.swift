@@ -59,6 +59,10 @@ public final class URLProber: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .fullVerification
         if let caFile = configuration.caFile {
+            // NIOSSL says only `failedToLoadCertificate` for a file that is missing, unreadable or
+            // not PEM: which of them it is, is told here.
+            guard FileManager.default.fileExists(atPath: caFile) else { throw CAFileError(path: caFile, reason: "no such file") }
+            guard FileManager.default.isReadableFile(atPath: caFile) else { throw CAFileError(path: caFile, reason: "cannot be read") }
             do {
                 let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
                 guard !certificates.isEmpty else { throw CAFileError(path: caFile, reason: "no PEM certificate in it") }
@@ -66,13 +70,13 @@ public final class URLProber: Sendable {
             } catch let error as CAFileError {
                 throw error
             } catch {
-                throw CAFileError(path: caFile, reason: "\(error)")
+                throw CAFileError(path: caFile, reason: "not a PEM file of certificates (\(error))")
             }
         }
         var http = HTTPClient.Configuration(tlsConfiguration: tls)
         http.redirectConfiguration = .disallow
         // The URL's deadline bounds each request; a failed connection fails its request at once.
-        let connect = Int64((max(0.1, configuration.longestDeadline) * 1000).rounded(.up))
+        let connect = Int64((URLProber.clamped(configuration.longestDeadline) * 1000).rounded(.up))
         http.timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(connect), read: nil)
         http.connectionPool.retryConnectionEstablishment = false
         // The Verifier holds fetches to connectionsPerHost per host; the pool has room for
@@ -90,7 +94,7 @@ public final class URLProber: Sendable {
 
     /// Fetches `target.url` within `target.deadline` seconds.
     public func observe(_ target: PublishedURL) async -> Observation {
-        let deadline = target.deadline
+        let deadline = Self.clamped(target.deadline)
         guard let url = URL(string: target.url), url.host?.isEmpty == false, let scheme = url.scheme?.lowercased() else {
             return Observation(requested: [target.url], failure: .invalidURL, deadline: deadline)
         }
@@ -126,7 +130,13 @@ public final class URLProber: Sendable {
         }
         var chain = RedirectChain(start: url, limit: configuration.maxRedirects, allowedAuthorities: configuration.allowedAuthorities)
         let headers = DeviceHeaders.of(target.rules)
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(target.deadline * 1e9))
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(Self.clamped(target.deadline) * 1e9))
+        // A GET whose connection closed before any answer is sent once more: a server that closes
+        // idle keep-alive connections without `Connection: close` leaves the pool a connection
+        // that is already dead when the request goes out on it. The phones' stacks do the same
+        // (NSURLSession and OkHttp retry an idempotent request once on a fresh connection); a
+        // second close is the server's answer.
+        var retried = false
         while true {
             var request = HTTPClientRequest(url: chain.current.absoluteString)
             request.method = .GET
@@ -135,6 +145,10 @@ public final class URLProber: Sendable {
             do {
                 response = try await client.execute(request, deadline: deadline, logger: logger)
             } catch {
+                if !retried, !Task.isCancelled, Self.closedBeforeAnswer(error) {
+                    retried = true
+                    continue
+                }
                 seen.failure = Task.isCancelled ? .noResponse : Self.failure(error)
                 seen.seconds = elapsed()
                 return seen
@@ -177,8 +191,18 @@ public final class URLProber: Sendable {
         _ = try? await response.body.collect(upTo: 64 << 10)
     }
 
+    /// `seconds` within ``VerifyLimits/shortestSeconds``…``VerifyLimits/longestSeconds`` (NaN:
+    /// the shortest), so that a conversion to nanoseconds or milliseconds never overflows.
+    static func clamped(_ seconds: Double) -> Double {
+        guard seconds.isFinite else { return seconds > 0 ? VerifyLimits.longestSeconds : VerifyLimits.shortestSeconds }
+        return min(VerifyLimits.longestSeconds, max(VerifyLimits.shortestSeconds, seconds))
+    }
+
     /// Reads the body to its end or one byte past `expected`, hashing what it reads.
     private func read(_ body: HTTPClientResponse.Body, expected: Int, into seen: inout Observation) async {
+        // The manifest's numbers are range-checked on reading; a negative size is still never a
+        // negative count here.
+        let expected = max(0, expected)
         var hash = SHA256()
         var bytes = 0
         do {
@@ -201,6 +225,25 @@ public final class URLProber: Sendable {
         }
     }
 
+    /// Whether `error` says the connection closed before a response head came: the server
+    /// closed it (or reset it) with the request on its way, which a request sent again on a new
+    /// connection does not meet.
+    static func closedBeforeAnswer(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError {
+            return error == .remoteConnectionClosed
+        }
+        if let error = error as? ChannelError {
+            switch error {
+            case .ioOnClosedChannel, .alreadyClosed, .eof, .outputClosed: return true
+            default: return false
+            }
+        }
+        if let error = error as? IOError {
+            return [ECONNRESET, EPIPE].contains(error.errnoCode)
+        }
+        return false
+    }
+
     /// What a failed request says about the connection.
     static func failure(_ error: any Error) -> Observation.Failure {
         if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
@@ -219,9 +262,21 @@ public final class URLProber: Sendable {
                 return .connection(describe(error))
             }
         }
+        if let error = error as? HTTPParserError { return .invalidResponse(Self.parserProblem(error)) }
         let type = String(reflecting: Swift.type(of: error))
         if type.contains("NIOSSL") || type.contains("BoringSSL") { return .tls(String(describing: error)) }
         return .connection(describe(error))
+    }
+
+    /// What an HTTP parser error says of the answer, in words.
+    static func parserProblem(_ error: HTTPParserError) -> String {
+        switch error {
+        case .invalidContentLength, .unexpectedContentLength: "its Content-Length is not a usable number"
+        case .invalidStatus, .invalidVersion, .invalidConstant: "its status line is not HTTP/1.1's"
+        case .invalidHeaderToken, .headerOverflow, .lfExpected, .invalidCharactersUsed: "a header line is broken"
+        case .invalidChunkSize: "a chunk size is not a number"
+        default: "\(error)"
+        }
     }
 
     static func describe(_ error: any Error) -> String {

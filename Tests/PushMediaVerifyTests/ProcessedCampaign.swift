@@ -9,7 +9,8 @@ struct ProcessedCampaign: Sendable {
     static let placeholder = "https://localhost:1/cdn/"
     static let jpegs = [
         "clean.jpg", "type.jpg", "missing.jpg", "denied.jpg", "cut.jpg", "extra.jpg", "swapped.jpg", "downgrade.jpg", "loop.jpg",
-        "endless.jpg", "silent.jpg", "unsized.jpg", "deaf.jpg", "wrongname.jpg", "moved.jpg",
+        "endless.jpg", "silent.jpg", "unsized.jpg", "deaf.jpg", "wrongname.jpg", "moved.jpg", "br.jpg",
+        "garbled.jpg",
     ]
     static let others = ["odd.png", "clean.mp4", "drip.mp4"]
 

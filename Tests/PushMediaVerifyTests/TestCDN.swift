@@ -32,6 +32,10 @@ final class TestCDN: Sendable {
         case silent
         /// The file chunked, without Content-Length.
         case noContentLength
+        /// The file as it is, labelled `Content-Encoding: br` (which verify never offers).
+        case unofferedEncoding
+        /// A `Content-Length` that is not a number, then the connection closes.
+        case garbledLength
     }
 
     /// An object of the origin.
@@ -61,7 +65,13 @@ final class TestCDN: Sendable {
 
     func stop() { server.cancel() }
 
-    static func start(ca: TestCA, origin: @escaping Origin, behaviours: [String: Behaviour] = [:]) async throws -> TestCDN {
+    /// With `oneRequestPerConnection`, each connection answers its first request and closes
+    /// when the next one arrives, without an answer and without having said `Connection: close`:
+    /// a server that closes idle keep-alive connections, met by a client that reuses one just
+    /// as it closes.
+    static func start(
+        ca: TestCA, origin: @escaping Origin, behaviours: [String: Behaviour] = [:], oneRequestPerConnection: Bool = false
+    ) async throws -> TestCDN {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(ca.certificateFile.path).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: ca.keyFile.path, format: .pem)))
@@ -78,7 +88,7 @@ final class TestCDN: Sendable {
             }
         let port = listener.channel.localAddress!.port!
         let requests = NIOLockedValueBox<[HTTPRequestHead]>([])
-        let handler = Handler(origin: origin, behaviours: behaviours, requests: requests)
+        let handler = Handler(origin: origin, behaviours: behaviours, requests: requests, oneRequestPerConnection: oneRequestPerConnection)
         let server = Task<Void, Never> {
             await withDiscardingTaskGroup { group in
                 do {
@@ -118,6 +128,7 @@ final class TestCDN: Sendable {
         let origin: Origin
         let behaviours: [String: Behaviour]
         let requests: NIOLockedValueBox<[HTTPRequestHead]>
+        let oneRequestPerConnection: Bool
 
         func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
             // A client that refuses the certificate ends the handshake: that is an error here.
@@ -127,15 +138,18 @@ final class TestCDN: Sendable {
                 // it, until the client goes (its close_notify answered at once, as a real
                 // server's is).
                 var holding = false
+                var answered = 0
                 for try await part in inbound where !holding {
                     switch part {
                     case .head(let received):
+                        if oneRequestPerConnection && answered > 0 { return }
                         head = received
                     case .body:
                         break
                     case .end:
                         guard let request = head else { continue }
                         requests.withLockedValue { $0.append(request) }
+                        answered += 1
                         switch try await respond(request, outbound) {
                         case .next: continue
                         case .close: return
@@ -220,6 +234,16 @@ final class TestCDN: Sendable {
                 try await head(out, .ok, headers, length: nil)
                 try await out.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
                 try await out.write(.end(nil))
+            case .unofferedEncoding:
+                headers["Content-Encoding"] = "br"
+                try await send(out, .ok, headers, body)
+            case .garbledLength:
+                var head = HTTPResponseHead(version: .http1_1, status: .ok)
+                head.headers.add(name: "Content-Type", value: object.contentType)
+                head.headers.add(name: "Content-Length", value: "12abc")
+                try await out.write(.head(head))
+                try await out.write(.body(.byteBuffer(ByteBuffer(bytes: body.prefix(12)))))
+                return .close
             }
             return .next
         }

@@ -23,6 +23,8 @@ struct VerifyCommandTests {
         ("drip.mp4", .android, .dripNeverEnding, .slowForFCM),
         ("silent.jpg", .thumbnail, .silent, .noResponse),
         ("unsized.jpg", .android, .noContentLength, .noContentLength),
+        ("br.jpg", .thumbnail, .unofferedEncoding, .unofferedEncoding),
+        ("garbled.jpg", .thumbnail, .garbledLength, .invalidResponse),
     ]
     /// Misbehaviours of the host a URL names rather than of the file: a server that takes the
     /// connection and never sends a byte, a certificate for another name (`localhost`'s,

@@ -60,11 +60,19 @@ struct VerifyCommand: AsyncParsableCommand {
         guard !manifest.isEmpty else { throw ValidationError("--manifest must name a file") }
         if let baseURL { try Setting.checkBaseURL(baseURL, named: "--base-url") }
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 64, got \(concurrency)") }
+        let (shortest, longest) = (VerifyLimits.shortestSeconds, VerifyLimits.longestSeconds)
         for (flag, value) in [("--ios-seconds", iosSeconds), ("--fcm-seconds", fcmSeconds)] {
-            if let value, !(value > 0 && value <= 600) { throw ValidationError("\(flag) must be more than 0 and at most 600, got \(value)") }
+            if let value, !(value >= shortest && value <= longest) {
+                throw ValidationError("\(flag) must be \(shortest) to \(Int(longest)) seconds, got \(value)")
+            }
         }
         for host in allowHosts where Self.authority(host) == nil {
-            throw ValidationError("--allow-host \(host): give a host name or address, with :port when it is not 443")
+            throw ValidationError(
+                "--allow-host \(TerminalText.escaped(host)): give a host name or address, with :port (1 to 65535) when it is not 443")
+        }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            let reason = FileManager.default.fileExists(atPath: caFile) ? "cannot be read" : "does not exist"
+            throw ValidationError("--ca-file \(TerminalText.escaped(caFile)) \(reason): give a PEM file of CA certificates")
         }
     }
 
@@ -144,6 +152,8 @@ struct VerifyCommand: AsyncParsableCommand {
     static func authority(_ text: String) -> String? {
         let candidate = text.contains("://") ? text : "https://\(text)"
         guard let url = URL(string: candidate), url.host?.isEmpty == false, url.path.isEmpty || url.path == "/" else { return nil }
+        // Foundation takes any digits as a port (99999 too); no connection can go there.
+        if let port = url.port, !(1...65535).contains(port) { return nil }
         return RedirectChain.authority(of: url)
     }
 
