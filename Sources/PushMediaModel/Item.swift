@@ -179,6 +179,10 @@ public struct ErrorCode: RawRepresentable, Codable, Sendable, Hashable, CustomSt
     /// is not known, a file that cannot be read): a queued job whose stored profile fails
     /// ``Profile/problems``. Permanent: a retry would meet the same profile.
     public static let invalidProfile = ErrorCode("invalid_profile")
+    /// The item's process needed more memory than `--item-memory-limit` lets it grow by (an
+    /// allocation or a thread's stack refused under the limit). Permanent under that limit: the
+    /// same file needs the same memory; a higher limit may let it through.
+    public static let memoryLimit = ErrorCode("memory_limit")
     /// A bug or an unexpected failure inside PushMedia.
     public static let internalError = ErrorCode("internal_error")
 }

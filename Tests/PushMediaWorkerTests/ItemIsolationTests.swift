@@ -137,6 +137,75 @@ struct ItemIsolationTests {
         #expect(manifest.items.filter { $0.source != "img002.jpg" }.allSatisfy { $0.status == .ok })
     }
 
+    /// An Adam7-interlaced 16-bit RGBA PNG of `side`² pixels: libvips decodes an interlaced PNG
+    /// whole, 8 bytes a pixel, so its memory is known in advance (392 MB at 7000²).
+    static func interlacedPNG(side: Int, at file: URL, in folder: URL) async throws {
+        let script = """
+            import struct, sys, zlib
+            w = h = int(sys.argv[2])
+            comp, out = zlib.compressobj(1), bytearray()
+            for x0, y0, dx, dy in [(0,0,8,8),(4,0,8,8),(0,4,4,8),(2,0,4,4),(0,2,2,4),(1,0,2,2),(0,1,1,2)]:
+                pw, ph = (w - x0 + dx - 1) // dx, (h - y0 + dy - 1) // dy
+                for j in range(ph if pw else 0):
+                    px = struct.pack('>HHHH', ((y0 + j * dy) * 7) & 0xFFFF, 0x8000, 0x4000, 0xFFFF)
+                    out += comp.compress(b'\\0' + px * pw)
+            out += comp.flush()
+            chunk = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+            ihdr = struct.pack('>IIBBBBB', w, h, 16, 6, 0, 0, 1)
+            open(sys.argv[1], 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', ihdr) + chunk(b'IDAT', bytes(out)) + chunk(b'IEND', b''))
+            """
+        let made = try await Support.run("/usr/bin/python3", ["-c", script, file.path, "\(side)"], in: folder)
+        guard made.status == 0 else { throw SupportError("python3: \(made.error)") }
+    }
+
+    @Test("an item that needs more memory than the limit fails memory_limit naming the flag; under a higher limit the same file is ok")
+    func memoryLimitNamed() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(1, size: "320x240", in: folder)
+        try await Self.interlacedPNG(side: 7000, at: input.appendingPathComponent("interlaced.png"), in: folder)
+        // Under AddressSanitizer a refused allocation is returned as null, as glibc's is.
+        var environment: [String: String] = [:]
+        if let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] {
+            environment["ASAN_OPTIONS"] = options + ":allocator_may_return_null=1"
+        }
+        let out = folder.appendingPathComponent("out")
+        let manifest = try await processWithHooks(input, out: out, in: folder, hooks: environment, ["--item-memory-limit", "384"])
+        let big = try #require(manifest.item(source: "interlaced.png"))
+        #expect(big.status == .failed && big.error?.code == .memoryLimit, "\(String(describing: big.error))")
+        #expect(big.error?.message.contains("--item-memory-limit 384 MB") == true, "\(String(describing: big.error))")
+        #expect(manifest.item(source: "img001.jpg")?.status == .ok)
+
+        let roomy = folder.appendingPathComponent("roomy")
+        var all = ProcessInfo.processInfo.environment
+        all.merge(environment) { _, new in new }
+        let run = try BackgroundProcess(
+            Support.pushmediaTesting, ["process", input.path, "--out", roomy.path, "--jobs", "1", "--item-memory-limit", "2048"], in: folder,
+            name: "roomy", environment: all)
+        let status = await run.exitStatus(within: 300)
+        #expect(run.process.terminationReason == .exit && status == 0, "\(status) \(run.error)")
+        let ok = try Manifest.decode(from: Data(contentsOf: roomy.appendingPathComponent("manifest.json")))
+        #expect(ok.item(source: "interlaced.png")?.status == .ok, "\(String(describing: ok.item(source: "interlaced.png")?.error))")
+    }
+
+    @Test("--item-memory-limit out of range is exit 2 saying so, never a wrapped or trapping limit")
+    func memoryLimitFlagRange() async throws {
+        let folder = try Support.temporaryFolder()
+        let input = try await Support.images(1, size: "320x240", in: folder)
+        let out = folder.appendingPathComponent("out")
+        for (value, says) in [
+            ("17592186044416", "at most 134217728"), ("9007199254740992", "at most 134217728"), ("\(Int.max)", "at most 134217728"),
+            ("-1", "must be 0 (no limit) or at least 384"), ("100", "at least 384"),
+        ] {
+            let run = try await Support.run(Support.pushmedia, ["process", input.path, "--out", out.path, "--item-memory-limit", value], in: folder)
+            #expect(run.status == 2 && run.error.contains(says), "\(value): \(run.status) \(run.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path))
+        // The largest accepted limits nothing, and every item is made under it.
+        let run = try await Support.run(
+            Support.pushmedia, ["process", input.path, "--out", out.path, "--item-memory-limit", "\(1 << 27)"], in: folder)
+        #expect(run.status == 0, "\(run.error)")
+    }
+
     @Test("an item process whose input ends while it still starts libvips and the face model waits for them, then exits 0")
     func endsAfterItsPreparation() async throws {
         let folder = try Support.temporaryFolder()

@@ -16,6 +16,9 @@ public enum ItemProcessServer {
     /// starts a thread per core plus one, up to 16, each with a stack of `ulimit -s` (8 MB), so
     /// a 16-core machine needs ~100 MB more (docs/security.md#crash-containment).
     public static let minimumMemoryLimitMB = 384
+    /// The largest `memoryLimitMB` `process` and `worker` accept: 128 TiB, x86-64's and
+    /// AArch64's user address space (a larger growth limits nothing).
+    public static let maximumMemoryLimitMB = 1 << 27
 
     /// Serves until the supervisor closes the pipe (returns 0) or the stream breaks (1). With a
     /// `memoryLimitMB` above 0 the process's address space may grow by that much past what it
@@ -87,9 +90,10 @@ public enum ItemProcessServer {
             do {
                 let request = try JSONDecoder().decode(ItemRequest.self, from: frame)
                 let options = ProcessingOptions(
-                    outputDirectory: URL(fileURLWithPath: request.outputDirectory), layout: request.layout, hooks: hooks)
+                    outputDirectory: URL(fileURLWithPath: request.outputDirectory), layout: request.layout, hooks: hooks,
+                    ledger: request.ledger.map { OutputLedger(file: URL(fileURLWithPath: $0)) })
                 let processor = ItemProcessor(profile: request.profile, options: options, logger: logger)
-                item = processor.process(request.input)
+                item = MemoryLimitFailure.classify(processor.process(request.input), limitMB: memoryLimitMB)
             } catch {
                 item = .failed(source: "", error: ItemError(.internalError, "the item process could not read its request: \(error)"))
             }

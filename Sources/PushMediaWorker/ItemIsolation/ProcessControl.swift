@@ -44,7 +44,12 @@ public enum ProcessControl {
     @discardableResult
     public static func limitAddressSpace(growth megabytes: Int) throws -> Int {
         guard let mapped = mappedAddressSpace else { throw POSIXError(.ENOENT) }
-        let bytes = rlim_t(mapped) + rlim_t(megabytes) << 20
+        guard megabytes >= 0 else { throw POSIXError(.EINVAL) }
+        // A growth past what 64 bits hold is no limit at all (RLIM_INFINITY), never a wrapped
+        // one (RLIM_INFINITY is all ones): 2^44 MB shifted by 20 bits would be 0, a limit nothing fits under.
+        let growth = rlim_t(megabytes).multipliedReportingOverflow(by: 1 << 20)
+        let total = rlim_t(mapped).addingReportingOverflow(growth.partialValue)
+        let bytes = growth.overflow || total.overflow ? rlim_t.max : total.partialValue
         var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
         guard setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL)
