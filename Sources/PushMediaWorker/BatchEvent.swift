@@ -94,8 +94,14 @@ public struct BatchSummary: Codable, Sendable, Equatable {
     public var outputBytes: Int
     /// Wall time of the whole run, in milliseconds.
     public var ms: Int
+    /// Output files this run removed: files the campaign stored in the output folder that its
+    /// manifest no longer names (never a file it did not store, never another campaign's).
+    public var removedFiles: Int
 
-    public init(manifest: String, ndjson: String, preview: String, outputDirectory: String, summary: Manifest.Summary, ms: Int) {
+    public init(
+        manifest: String, ndjson: String, preview: String, outputDirectory: String, summary: Manifest.Summary, ms: Int,
+        removedFiles: Int = 0
+    ) {
         self.manifest = manifest
         self.ndjson = ndjson
         self.preview = preview
@@ -105,6 +111,7 @@ public struct BatchSummary: Codable, Sendable, Equatable {
         failed = summary.failed
         outputBytes = summary.outputBytes
         self.ms = ms
+        self.removedFiles = removedFiles
     }
 }
 

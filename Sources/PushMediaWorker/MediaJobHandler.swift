@@ -32,6 +32,9 @@ public struct MediaJobHandler: Sendable {
     /// Called at the steps of items run on a thread of this process (``ItemHooks``: the tests'
     /// gates; nil in the product). An ``isolation`` pool's item processes have their own.
     public var hooks: (any ItemHooks)?
+    /// Where the files stored in ``outputDirectory`` are recorded (``OutputLedger``), those of a
+    /// reused result included: `process` sets it for its sweep; nil for workers and buckets.
+    public var ledger: OutputLedger?
     /// Called once per job with its final item (progress reporting): not for an attempt that
     /// failed in a way the queue will retry, only for the last one.
     public var onItem: (@Sendable (FinishedItem) -> Void)?
@@ -124,6 +127,15 @@ public struct MediaJobHandler: Sendable {
             var item = try? Item.decode(from: cached), await outputsExist(item.attachments)
         {
             item.sourcePath = source
+            // This campaign now names those files too: its ledger says so, so that no other
+            // campaign's sweep takes them as its own to remove.
+            if let ledger, bucket == nil {
+                do {
+                    for attachment in item.attachments { try ledger.record(attachment.file) }
+                } catch {
+                    throw StorageFailure(place: ledger.file.deletingLastPathComponent().path, reason: "\(error)")
+                }
+            }
             logger.debug("reused a cached result", metadata: ["job_id": "\(job.id)", "sha256": "\(hash)"])
             return item
         }
@@ -140,10 +152,11 @@ public struct MediaJobHandler: Sendable {
         input.sha256 = hash
         var item: Item
         if let isolation {
-            item = await isolation.process(input, profile: profile, outputDirectory: folder, layout: layout)
+            item = await isolation.process(input, profile: profile, outputDirectory: folder, layout: layout, ledger: outputLedger)
         } else {
             let processor = ItemProcessor(
-                profile: profile, options: ProcessingOptions(outputDirectory: folder, layout: layout, hooks: hooks), logger: logger)
+                profile: profile, options: ProcessingOptions(outputDirectory: folder, layout: layout, hooks: hooks, ledger: outputLedger),
+                logger: logger)
             let work = input
             item = await BlockingWork.run { processor.process(work) }
         }
@@ -192,6 +205,10 @@ public struct FinishedItem: Sendable {
 }
 
 extension MediaJobHandler {
+    /// The ledger an item's files are recorded in: none when they go to a bucket (through a
+    /// job folder of their own).
+    private var outputLedger: OutputLedger? { bucket == nil ? ledger : nil }
+
     /// Whether an item's files are at the destination: in the output folder, or stored in the bucket.
     private func outputsExist(_ attachments: [Attachment]) async -> Bool {
         guard let bucket else {

@@ -131,12 +131,20 @@ public struct QueuedBatch: Sendable {
         let campaign = "process:" + inputDirectory.path
         let profileKey = try ProfileKey.encode(profile)
         let queue = try SQLiteJobQueue(path: state.appendingPathComponent("queue.sqlite").path)
+        // What this campaign stores in the output folder is recorded as it is stored: the
+        // sweep after the manifest removes only files its ledger names (``OutputSweep``).
+        var ledger: OutputLedger?
+        if bucket == nil {
+            ledger = OutputLedger.of(campaign: campaign, inState: state)
+            try FileManager.default.createDirectory(at: OutputLedger.folder(inState: state), withIntermediateDirectories: true)
+        }
         let result: Result
         let progress = ItemProgress(onEvent: onEvent)
         do {
             let inputs = try await prepare(campaign: campaign, profileKey: profileKey, queue: queue, progress: progress)
-            try await process(inputs, campaign: campaign, queue: queue, progress: progress)
-            result = try await writeManifest(inputs, campaign: campaign, profileKey: profileKey, queue: queue, state: state, started: started)
+            try await process(inputs, campaign: campaign, queue: queue, ledger: ledger, progress: progress)
+            result = try await writeManifest(
+                inputs, campaign: campaign, profileKey: profileKey, queue: queue, state: state, ledger: ledger, started: started)
             await queue.close()
         } catch {
             await queue.close()
@@ -150,19 +158,6 @@ public struct QueuedBatch: Sendable {
     /// (``OutputLeftovers``); under the run lock no other run is writing them.
     static func removeLeftovers(in folder: URL) {
         OutputLeftovers.remove(in: folder)
-    }
-
-    /// Removes the output files in `folder` and its shard folders that the manifest just written
-    /// does not name (`referenced`: the `hashValue`s of its attachments' `file` paths): the
-    /// outputs of files since changed or removed, of items that failed after writing one, of a
-    /// run killed before it recorded them. Only ``OutputStore/isOutputName(_:)`` names, only
-    /// regular files. A name whose hash collides with a referenced one is kept, never the reverse.
-    /// - Returns: how many files were removed.
-    @discardableResult
-    static func removeUnreferencedOutputs(in folder: URL, referenced: Set<Int>) -> Int {
-        OutputLeftovers.removeFiles(in: folder) { name, path, _ in
-            OutputStore.isOutputName(name) && !referenced.contains(path.hashValue)
-        }
     }
 
     /// The inputs of this run, as far as later steps need them: how many, which (by a hash of
@@ -226,7 +221,7 @@ public struct QueuedBatch: Sendable {
     }
 
     /// Runs workers in this process until the campaign is drained.
-    private func process(_ inputs: Inputs, campaign: String, queue: SQLiteJobQueue, progress: ItemProgress) async throws {
+    private func process(_ inputs: Inputs, campaign: String, queue: SQLiteJobQueue, ledger: OutputLedger?, progress: ItemProgress) async throws {
         var handler = MediaJobHandler(
             root: inputDirectory, outputDirectory: outputDirectory, queue: queue, fetcher: nil, logger: logger,
             bucket: bucket
@@ -240,6 +235,7 @@ public struct QueuedBatch: Sendable {
         handler.isolation = isolation
         handler.layout = inputs.layout
         handler.hooks = hooks
+        handler.ledger = ledger
         let jobHandler = handler
         let worker = QueueWorker(
             queue: queue,
@@ -259,7 +255,8 @@ public struct QueuedBatch: Sendable {
     /// Streams the finished jobs, a page at a time, into the manifest (JSON and NDJSON) and the
     /// preview, next to the files they describe (or uploaded to the bucket), written last.
     private func writeManifest(
-        _ inputs: Inputs, campaign: String, profileKey: String, queue: SQLiteJobQueue, state: URL, started: ContinuousClock.Instant
+        _ inputs: Inputs, campaign: String, profileKey: String, queue: SQLiteJobQueue, state: URL, ledger: OutputLedger?,
+        started: ContinuousClock.Instant
     ) async throws -> Result {
         // Into the output folder; with a bucket, into a staging folder, then uploaded.
         let folder = bucket == nil ? outputDirectory : state.appendingPathComponent("documents")
@@ -272,27 +269,42 @@ public struct QueuedBatch: Sendable {
             renderer: PreviewRenderer(), directory: folder, attachmentsPrefix: "", generator: .current,
             generatedAt: manifest.generatedAt, profile: profile)
         var failed: [Item] = []
-        // The files the manifest names, by their paths' hashes (8 bytes each, not the paths).
+        // The files the manifest names, by their paths' hashes (8 bytes each, not the paths),
+        // and, for the campaign's ledger once the sweep has run, by their paths on disk.
         var referenced = Set<Int>()
+        let sweep = ledger.map { OutputSweep(folder: outputDirectory, ledger: $0) }
+        let nextLedger = try sweep.map { try LedgerWriter(file: $0.nextLedgerFile) }
         do {
             try await queue.forEachPage(campaign: campaign) { page in
                 for job in page where inputs.contains(job, profileKey: profileKey) {
                     guard let item = try ManifestAssembler.add(job, baseURL: baseURL, to: manifest, decodingWhole: true) else { continue }
                     try preview.add(item)
                     if item.status == .failed && failed.count < Self.failedListed { failed.append(item) }
-                    for attachment in item.attachments { referenced.insert(attachment.file.hashValue) }
+                    for attachment in item.attachments {
+                        referenced.insert(attachment.file.hashValue)
+                        try nextLedger?.add(attachment.file)
+                    }
                 }
             }
+            try nextLedger?.close()
         } catch {
             manifest.discard()
             throw error
         }
         let summary = try manifest.finish()
         let pages = try preview.finish()
-        // The output folder holds what its manifest names: nothing else of PushMedia's is left.
-        if bucket == nil {
-            let removed = Self.removeUnreferencedOutputs(in: outputDirectory, referenced: referenced)
-            if removed > 0 { logger.info("removed output files the manifest no longer names", metadata: ["files": "\(removed)"]) }
+        // The output folder holds what its manifest names of this campaign's files: what else it
+        // stored is removed; what it did not store (a person's files, another campaign's) stays.
+        var removed = 0
+        if let sweep {
+            do {
+                removed = try sweep.run(referenced: referenced)
+            } catch {
+                logger.warning(
+                    "cannot remove the output files the manifest no longer names",
+                    metadata: ["error": "\(error)", "folder": "\(outputDirectory.path)"])
+            }
+            if removed > 0 { logger.notice("removed output files of this campaign the manifest no longer names", metadata: ["files": "\(removed)"]) }
         }
         let written: (manifest: String, ndjson: String, preview: String, folder: String)
         if let bucket {
@@ -318,7 +330,7 @@ public struct QueuedBatch: Sendable {
         }
         let event = BatchSummary(
             manifest: written.manifest, ndjson: written.ndjson, preview: written.preview, outputDirectory: written.folder,
-            summary: summary, ms: (ContinuousClock.now - started).milliseconds)
+            summary: summary, ms: (ContinuousClock.now - started).milliseconds, removedFiles: removed)
         return Result(summary: event, failed: failed, manifestFile: bucket == nil ? outputDirectory.appendingPathComponent(Self.manifestName) : nil)
     }
     /// The size and modification time of a job's source file under the input folder (by its

@@ -59,7 +59,7 @@ struct OutputFolderTests {
         #expect(try Self.outputFiles(in: out) == Set(before.items.flatMap(\.attachments).map(\.file)))
 
         // img001 replaced by another picture (another size: changed however old its time), img003
-        // removed; a stray output-named file and a file of the operator's beside them.
+        // removed; a file of the operator's named like an output, and another, beside them.
         let replacement = try await Support.images(1, size: "500x500", in: folder.appendingPathComponent("other"))
         let img001 = input.appendingPathComponent("img001.jpg")
         try FileManager.default.removeItem(at: img001)
@@ -76,33 +76,62 @@ struct OutputFolderTests {
         #expect(after.items.map(\.source) == ["img001.jpg", "img002.jpg"])
         #expect(after.items.allSatisfy { $0.status == .ok })
         let named = Set(after.items.flatMap(\.attachments).map(\.file))
-        #expect(try Self.outputFiles(in: out) == named)
-        for gone in Set(before.items.filter { $0.source != "img002.jpg" }.flatMap(\.attachments).map(\.file)).subtracting(named) {
-            #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent(gone).path), "\(gone) left behind")
+        #expect(try Self.outputFiles(in: out) == named.union([stray.lastPathComponent]))
+        let gone = Set(before.items.filter { $0.source != "img002.jpg" }.flatMap(\.attachments).map(\.file)).subtracting(named)
+        #expect(!gone.isEmpty)
+        for file in gone {
+            #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file) left behind")
         }
-        #expect(!FileManager.default.fileExists(atPath: stray.path))
+        // PushMedia never wrote the output-named file: it stays, like any file of the operator's.
+        #expect(FileManager.default.fileExists(atPath: stray.path), "a file PushMedia did not write was removed")
         #expect(FileManager.default.fileExists(atPath: notes.path), "a file that is not PushMedia's was removed")
         // img002's files are the same files, untouched.
         let kept = try #require(after.items.first { $0.source == "img002.jpg" })
         #expect(kept.attachments.map(\.file) == before.items.first { $0.source == "img002.jpg" }?.attachments.map(\.file))
     }
 
-    @Test("a sharded folder: outputs in the shard folders are swept the same way")
-    func shardedSweep() throws {
+    @Test("the sweep removes what its campaign's ledger names and nothing names now: in shard folders too, never another campaign's")
+    func ledgerSweep() throws {
         let folder = try Support.temporaryFolder()
-        let shard = folder.appendingPathComponent("ab")
-        try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
+        let state = folder.appendingPathComponent(".pushmedia")
+        try FileManager.default.createDirectory(at: OutputLedger.folder(inState: state), withIntermediateDirectories: true)
+        for shard in ["ab", "cd"] {
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent(shard), withIntermediateDirectories: true)
+        }
         let kept = "ab/ab23456789abcdef-thumb.jpg"
         let stale = "ab/ab00000000000000-expanded.jpg"
-        let other = "ab/readme.txt"
-        for name in [kept, stale, other, "cd0000000000000a-media.mp4"] {
+        let flatStale = "cd0000000000000a-media.mp4"
+        let theirs = "cd/cd11111111111111-android.jpg"
+        let unrecorded = "cd/cd22222222222222-thumb.jpg"
+        let notOurs = "ab/readme.txt"
+        for name in [kept, stale, flatStale, theirs, unrecorded, notOurs] {
             try Data([1]).write(to: folder.appendingPathComponent(name))
         }
-        #expect(QueuedBatch.removeUnreferencedOutputs(in: folder, referenced: [kept.hashValue]) == 2)
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(kept).path))
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(other).path))
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(stale).path))
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("cd0000000000000a-media.mp4").path))
+        let ours = OutputLedger.of(campaign: "process:/a", inState: state)
+        let other = OutputLedger.of(campaign: "process:/b", inState: state)
+        #expect(ours != other)
+        for name in [kept, stale, flatStale, theirs, notOurs, "../escape-thumb.jpg", stale] { try ours.record(name) }
+        try other.record(theirs)
+        let sweep = OutputSweep(folder: folder, ledger: ours)
+        let next = try LedgerWriter(file: sweep.nextLedgerFile)
+        try next.add(kept)
+        try next.close()
+        #expect(try sweep.run(referenced: [kept.hashValue]) == 2)
+        for name in [kept, theirs, unrecorded, notOurs] {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), "\(name) was removed")
+        }
+        for name in [stale, flatStale] {
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), "\(name) left behind")
+        }
+        // The ledger now names what the manifest does.
+        var names: [String] = []
+        try ours.forEachName { names.append($0) }
+        #expect(names == [kept])
+        #expect(!FileManager.default.fileExists(atPath: sweep.nextLedgerFile.path))
+        #expect(OutputSweep.isStorePath("ab/ab23456789abcdef-thumb.jpg") && OutputSweep.isStorePath("ab23456789abcdef-thumb.jpg"))
+        for path in ["cd/ab23456789abcdef-thumb.jpg", "../ab23456789abcdef-thumb.jpg", "ab/x/ab23456789abcdef-thumb.jpg", "ab/readme.txt", ""] {
+            #expect(!OutputSweep.isStorePath(path), "\(path)")
+        }
     }
 
     @Test("a stored result damaged in the state file: the rerun processes that file again, and it is ok")
@@ -160,8 +189,10 @@ struct OutputFolderTests {
         for file in recent { try FileManager.default.setAttributes([.modificationDate: lately], ofItemAtPath: file.path) }
 
         let queue = "sqlite:" + folder.appendingPathComponent("q.sqlite").path
+        let root = folder.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let worker = try await Support.run(
-            Support.pushmedia, ["worker", "--queue", queue, "--out", out.path, "--root", folder.path, "--campaign", "none", "--drain"],
+            Support.pushmedia, ["worker", "--queue", queue, "--out", out.path, "--root", root.path, "--campaign", "none", "--drain"],
             in: folder)
         #expect(worker.status == 0, "\(worker.error)")
         for file in old { #expect(!FileManager.default.fileExists(atPath: file.path), "\(file.lastPathComponent) left") }

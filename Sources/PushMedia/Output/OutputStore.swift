@@ -8,13 +8,17 @@ import PushMediaModel
 public struct OutputStore: Sendable {
     public var directory: URL
     public var layout: OutputLayout
+    /// Where each file stored is recorded before it is renamed into place (``OutputLedger``):
+    /// `process` sets it, so that its sweep of the folder removes only what PushMedia wrote.
+    public var ledger: OutputLedger?
 
     /// Hex digits of the SHA-256 in file names (64 bits: collisions are not a practical concern).
     public static let hashPrefixLength = 16
 
-    public init(directory: URL, layout: OutputLayout = .flat) {
+    public init(directory: URL, layout: OutputLayout = .flat, ledger: OutputLedger? = nil) {
         self.directory = directory
         self.layout = layout
+        self.ledger = ledger
     }
 
     public struct StoredFile: Sendable, Equatable {
@@ -30,6 +34,7 @@ public struct OutputStore: Sendable {
         let sha = ContentHash.sha256(data)
         let name = layout.path(of: "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)")
         let target = directory.appendingPathComponent(name)
+        try ledger?.record(name)
         if let existing = try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int,
             existing == data.count
         {
@@ -47,6 +52,7 @@ public struct OutputStore: Sendable {
         let name = layout.path(of: "\(sha.prefix(Self.hashPrefixLength))-\(suffix).\(fileExtension)")
         let target = directory.appendingPathComponent(name)
         let stored = StoredFile(name: name, sha256: sha, bytes: bytes)
+        try ledger?.record(name)
         if let existing = try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int, existing == bytes {
             if moving { try? FileManager.default.removeItem(at: source) }
             return stored

@@ -85,11 +85,17 @@ public struct ProcessingOptions: Sendable {
     public var layout: OutputLayout
     /// Called at the steps of each item (``ItemHooks``): the tests' gates; nil in the product.
     public var hooks: (any ItemHooks)?
+    /// Where the output files are recorded as they are stored (``OutputLedger``); nil: nowhere.
+    public var ledger: OutputLedger?
 
-    public init(outputDirectory: URL, baseURL: String? = nil, layout: OutputLayout = .flat, hooks: (any ItemHooks)? = nil) {
+    public init(
+        outputDirectory: URL, baseURL: String? = nil, layout: OutputLayout = .flat, hooks: (any ItemHooks)? = nil,
+        ledger: OutputLedger? = nil
+    ) {
         self.outputDirectory = outputDirectory
         self.baseURL = baseURL
         self.layout = layout
         self.hooks = hooks
+        self.ledger = ledger
     }
 }

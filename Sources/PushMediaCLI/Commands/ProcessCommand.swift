@@ -81,7 +81,11 @@ struct ProcessCommand: AsyncParsableCommand {
         var bucket: BucketOutput?
         let outURL: URL
         switch try await OpenedOutput.open(out, logger: logger) {
-        case .folder(let folder): outURL = folder
+        case .folder(let folder):
+            if let overlap = OutputPlacement.overlap(input: inputURL, output: folder) {
+                throw ValidationError(OutputPlacement.message(overlap, input: inputURL, output: folder, inputName: "the input folder"))
+            }
+            outURL = folder
         case .bucket(let opened):
             bucket = opened
             outURL = OpenedOutput.stateDirectory(state, for: opened.location, environment: ProcessInfo.processInfo.environment)

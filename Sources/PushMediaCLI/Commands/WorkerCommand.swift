@@ -71,7 +71,8 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = global.bootstrapLogging(default: .info)
         let outText = try Setting.required(out, Setting.out, flagName: "--out")
-        let root = URL(fileURLWithPath: Setting.value(root, Setting.root) ?? FileManager.default.currentDirectoryPath)
+        let givenRoot = Setting.value(root, Setting.root)
+        let root = URL(fileURLWithPath: givenRoot ?? FileManager.default.currentDirectoryPath)
         let concurrency = try Setting.int(
             concurrency, Setting.concurrency, flagName: "--concurrency", default: ProcessInfo.processInfo.activeProcessorCount)
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
@@ -88,6 +89,14 @@ struct WorkerCommand: AsyncParsableCommand {
         var out = FileManager.default.temporaryDirectory
         switch try await OpenedOutput.open(outText, logger: logger) {
         case .folder(let folder):
+            // The same rule as `process`: the outputs apart from the inputs. The default root (the
+            // current folder) may hold the output folder, as `--out out` in a container's working
+            // folder does; it may not be it or lie inside it.
+            if let overlap = OutputPlacement.overlap(input: root, output: folder), givenRoot != nil || overlap != .outputInsideInput {
+                throw ValidationError(
+                    OutputPlacement.message(
+                        overlap, input: root, output: folder, inputName: givenRoot == nil ? "the current folder (the default --root)" : "--root"))
+            }
             out = folder
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
             // What a killed worker was writing; other workers may share the folder, so only

@@ -69,10 +69,13 @@ public actor ItemProcessPool {
 
     /// Processes one file in a child process: the item it made, or a failed item saying how the
     /// child ended (never throws).
-    public func process(_ input: InputFile, profile: Profile, outputDirectory: URL, layout: OutputLayout = .flat) async -> Item {
+    public func process(
+        _ input: InputFile, profile: Profile, outputDirectory: URL, layout: OutputLayout = .flat, ledger: OutputLedger? = nil
+    ) async -> Item {
         let request: Data
         do {
-            request = try JSONEncoder().encode(ItemRequest(input, profile: profile, outputDirectory: outputDirectory.path, layout: layout))
+            request = try JSONEncoder().encode(
+                ItemRequest(input, profile: profile, outputDirectory: outputDirectory.path, layout: layout, ledger: ledger?.file.path))
         } catch {
             return .failed(input.escapedSource, error: ItemError(.internalError, "cannot encode the item's request: \(error)"))
         }

@@ -15,8 +15,10 @@ struct ItemRequest: Codable, Sendable {
     var profile: Profile
     var outputDirectory: String
     var layout: OutputLayout
+    /// The ledger file the outputs are recorded in (``OutputLedger``), if any.
+    var ledger: String?
 
-    init(_ input: InputFile, profile: Profile, outputDirectory: String, layout: OutputLayout) {
+    init(_ input: InputFile, profile: Profile, outputDirectory: String, layout: OutputLayout, ledger: String? = nil) {
         path = input.path
         pathEncoding = input.pathEncoding
         source = input.source
@@ -25,6 +27,7 @@ struct ItemRequest: Codable, Sendable {
         self.profile = profile
         self.outputDirectory = outputDirectory
         self.layout = layout
+        self.ledger = ledger
     }
 
     var input: InputFile {

@@ -5,7 +5,7 @@ extension Encoded {
     /// Writes the encoded variants into the output folder (content-addressed, atomic) and
     /// describes them as attachments with their notification options.
     func store(_ run: ItemRun) throws -> [Attachment] {
-        let store = OutputStore(directory: run.options.outputDirectory, layout: run.options.layout)
+        let store = OutputStore(directory: run.options.outputDirectory, layout: run.options.layout, ledger: run.options.ledger)
         return try images.map { encoded in
             let type = encoded.format.attachmentType
             let stored: OutputStore.StoredFile

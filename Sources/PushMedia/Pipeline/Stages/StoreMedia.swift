@@ -6,7 +6,7 @@ extension PreparedMedia {
     /// under its content address and describes it as the item's `media` attachment; a movie's
     /// `thumbnailTime` is its poster frame's time.
     func store(_ run: ItemRun, posterTime: Double?) throws -> Attachment {
-        let store = OutputStore(directory: run.options.outputDirectory, layout: run.options.layout)
+        let store = OutputStore(directory: run.options.outputDirectory, layout: run.options.layout, ledger: run.options.ledger)
         let ext = type.fileExtensions[0]
         let stored: OutputStore.StoredFile
         do {
