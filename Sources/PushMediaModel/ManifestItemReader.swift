@@ -82,6 +82,11 @@ public final class ManifestItemReader {
     private var finished = false
     private let decoder = JSONDecoder()
 
+    /// Opens `url` as an NDJSON manifest, an item a line, whatever its extension.
+    public init(ndjsonAt url: URL) throws {
+        source = .lines(try FileLineReader(url: url), json: false)
+    }
+
     /// Opens `url`: NDJSON when its extension is `ndjson`, else JSON.
     public init(url: URL) throws {
         let lines = try FileLineReader(url: url)
@@ -98,7 +103,10 @@ public final class ManifestItemReader {
                 break
             }
         }
-        let manifest = try Manifest.decode(from: Data(contentsOf: url))
+        // Through a file handle: Foundation's Data(contentsOf:) leaks its buffer on an empty file.
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        let manifest = try Manifest.decode(from: try handle.readToEnd() ?? Data())
         source = .whole(manifest.items.makeIterator())
     }
 

@@ -190,20 +190,12 @@ extension Manifest.Summary {
 extension Manifest {
     /// Reads the items of an NDJSON manifest (`manifest.ndjson`) one line at a time, calling
     /// `body` with each until it returns false; memory holds one line, whatever the file's size.
+    /// Lines are read as ``ManifestItemReader`` reads them (the one reader of NDJSON items):
+    /// trailing spaces and a CR dropped, blank lines skipped, every value checked.
     /// - Throws: when the file cannot be read, or a line is not an item (with its line number).
     public static func forEachLine(ofNDJSON url: URL, _ body: (Item) throws -> Bool) throws {
-        let lines = try FileLineReader(url: url)
-        while let bytes = try lines.next() {
-            guard !bytes.isEmpty else { continue }
-            let item: Item
-            do {
-                item = try JSONDecoder().decode(Item.self, from: bytes)
-            } catch let error as DecodingError {
-                throw NDJSONError(line: lines.lineNumber, reason: error.readableDescription(decoding: bytes))
-            } catch {
-                throw NDJSONError(line: lines.lineNumber, reason: "not valid JSON (\(error))")
-            }
-            if let problem = item.valueProblem() { throw NDJSONError(line: lines.lineNumber, reason: "\(problem)") }
+        let reader = try ManifestItemReader(ndjsonAt: url)
+        while let item = try reader.next() {
             guard try body(item) else { return }
         }
     }

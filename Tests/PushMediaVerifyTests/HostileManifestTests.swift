@@ -33,7 +33,17 @@ struct HostileManifestTests {
         source.sourceBytes = -1
         var wide = Items.image("wide.jpg")
         wide.attachments[2].width = Int.max
+        var schemeRelative = Items.image("scheme-relative.jpg")
+        schemeRelative.attachments[0].file = "//evil.example/x.jpg"
+        var climbing = Items.image("climbing.jpg")
+        climbing.attachments[1].file = "../../etc/passwd"
+        var absolute = Items.image("absolute.jpg")
+        absolute.attachments[2].file = "/etc/passwd"
+        var scheme = Items.image("scheme.jpg")
+        scheme.attachments[0].file = "javascript:alert(1)"
         return [
+            ("scheme-relative", schemeRelative, "attachments[0].file"), ("climbing", climbing, "attachments[1].file"),
+            ("absolute", absolute, "attachments[2].file"), ("scheme", scheme, "attachments[0].file"),
             ("negative", negative, "attachments[0].bytes"), ("huge", huge, "attachments[1].bytes"),
             ("slow-link", slowLink, "delivery.budget"), ("one-bit", oneBit, "delivery.linkBitsPerSecond"),
             ("huge-budget", hugeBudget, "delivery.budget"),
@@ -41,7 +51,9 @@ struct HostileManifestTests {
         ]
     }
 
-    @Test("a number out of its range is exit 2 naming the line and the field, for verify, payload and preview; never a trap")
+    @Test(
+        "a number out of its range or a file outside the output folder is refused naming the line and the field, by verify, payload and preview; never a trap"
+    )
     func numbersOutOfRange() async throws {
         for (name, item, field) in Self.hostile() {
             let good = Items.image("good.jpg")

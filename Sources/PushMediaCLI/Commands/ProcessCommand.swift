@@ -159,6 +159,10 @@ struct ProcessCommand: AsyncParsableCommand {
                     + "\(formatBytes(summary.outputBytes)) of attachments in \(summary.outputDirectory)")
             print("manifest: \(summary.manifest) (one item a line: \(summary.ndjson))")
             print("preview:  \(summary.preview)")
+            if summary.removedFiles > 0 {
+                let plural = summary.removedFiles == 1 ? "" : "s"
+                print("removed:  \(summary.removedFiles) output file\(plural) this campaign stored that its manifest no longer names")
+            }
             if baseURL != nil { print("verify:   \(VerifyCommand.suggestion(manifest: summary.ndjson))") }
             for item in result.failed {
                 let line = "  failed \(item.source): \(item.error?.code.rawValue ?? "?"): \(item.error?.message ?? "")"
