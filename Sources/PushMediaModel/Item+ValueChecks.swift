@@ -12,6 +12,9 @@ public enum ManifestNumbers {
     public static let maxFrames = 1 << 24
     /// The longest duration (seconds) a movie or audio file may state (about 116 days).
     public static let maxSeconds = 1e7
+    /// The most attachments an item may have: a run writes at most four (thumbnail, expanded,
+    /// media, Android image).
+    public static let maxAttachments = 16
     /// The link speeds a profile accepts (``Profile/Delivery/linkBitsPerSecond``), bits per second.
     public static let linkBitsPerSecond = 8_000...10_000_000_000
 }
@@ -35,6 +38,7 @@ extension Item {
     public func valueProblem() -> ManifestValueError? {
         var checks = ValueChecks()
         checks.whole("sourceBytes", sourceBytes, 0...ManifestNumbers.maxBytes)
+        checks.whole("attachments.count", attachments.count, 0...ManifestNumbers.maxAttachments)
         for (index, attachment) in attachments.enumerated() {
             let at = "attachments[\(index)]"
             checks.path("\(at).file", attachment.file)
@@ -96,5 +100,27 @@ private struct ValueChecks {
     mutating func real(_ field: String, _ value: Double?, _ range: ClosedRange<Double>) {
         guard problem == nil, let value, !(value.isFinite && range.contains(value)) else { return }
         problem = ManifestValueError(field: field, value: "\(value)", expected: "in \(range.lowerBound)…\(range.upperBound)")
+    }
+}
+
+extension Int {
+    /// `self + other`, held at `Int.max` (or `Int.min`) instead of trapping: for totals over a
+    /// manifest's items, whose count nothing bounds.
+    public func addingSaturated(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// `value` rounded, held within `Int`'s range (NaN: 0): a conversion that never traps.
+    public init(saturating value: Double) {
+        if value.isNaN {
+            self = 0
+        } else if value >= 9.223372036854775e18 {
+            self = .max
+        } else if value <= -9.223372036854775e18 {
+            self = .min
+        } else {
+            self = Int(value.rounded())
+        }
     }
 }

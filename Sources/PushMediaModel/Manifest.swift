@@ -72,7 +72,7 @@ extension Manifest {
             total = items.count
             ok = items.filter { $0.status == .ok }.count
             failed = items.filter { $0.status == .failed }.count
-            outputBytes = items.reduce(0) { $0 + $1.attachments.reduce(0) { $0 + $1.bytes } }
+            outputBytes = items.reduce(0) { $0.addingSaturated($1.attachments.reduce(0) { $0.addingSaturated($1.bytes) }) }
         }
     }
 }

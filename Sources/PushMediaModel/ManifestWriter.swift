@@ -72,7 +72,7 @@ public final class ManifestWriter {
         try ndjson.write("\n")
         summary.total += 1
         if status == .ok { summary.ok += 1 } else { summary.failed += 1 }
-        summary.outputBytes += attachmentBytes
+        summary.outputBytes = summary.outputBytes.addingSaturated(attachmentBytes)
     }
 
     /// Writes the summary, flushes both files and renames them into place.
@@ -183,7 +183,7 @@ extension Manifest.Summary {
         case .ok: ok += 1
         case .failed: failed += 1
         }
-        outputBytes += item.attachments.reduce(0) { $0 + $1.bytes }
+        outputBytes = outputBytes.addingSaturated(item.attachments.reduce(0) { $0.addingSaturated($1.bytes) })
     }
 }
 

@@ -2,6 +2,8 @@
 // (PreviewBook): the best K by a score, the distinct files to host, an evenly spread sample.
 // Each holds at most a fixed number of elements, whatever the number of items.
 
+import PushMediaModel
+
 /// The `capacity` best elements offered, by `isBetter` (a strict weak order: ties must be
 /// broken by the caller for a deterministic result). A binary heap whose root is the worst
 /// element kept, so an offer costs O(log capacity).
@@ -89,7 +91,7 @@ struct DistinctFiles {
 
     mutating func add(file: String, bytes: Int) {
         attachments += 1
-        attachmentBytes += bytes
+        attachmentBytes = attachmentBytes.addingSaturated(bytes)
         let hash = Self.hash(file)
         guard !hashes.contains(hash) else { return }
         if let dropped = kept.offer((hash, bytes)) {
@@ -104,14 +106,14 @@ struct DistinctFiles {
     var files: Int {
         guard isEstimate, let largest = kept.worst?.hash else { return kept.count }
         let fraction = (Double(largest) + 1) / 18_446_744_073_709_551_616.0 // 2^64
-        return Int((Double(kept.count - 1) / fraction).rounded())
+        return Int(saturating: Double(kept.count - 1) / fraction)
     }
 
     /// The bytes of the distinct files: exact unless ``isEstimate``.
     var bytes: Int {
-        let keptBytes = kept.heap.reduce(0) { $0 + $1.bytes }
+        let keptBytes = kept.heap.reduce(0) { $0.addingSaturated($1.bytes) }
         guard isEstimate, kept.count > 0 else { return keptBytes }
-        return Int((Double(files) * Double(keptBytes) / Double(kept.count)).rounded())
+        return Int(saturating: Double(files) * Double(keptBytes) / Double(kept.count))
     }
 
     /// FNV-1a over the name's UTF-8, then SplitMix64's finaliser to spread the bits.

@@ -82,7 +82,7 @@ public final class URLProber: Sendable {
         // The Verifier holds fetches to connectionsPerHost per host; the pool has room for
         // three times more, so that a request never waits behind connections still closing (a
         // body given up, a deadline passed) with its own deadline running.
-        http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 4 * max(1, configuration.connectionsPerHost)
+        http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.poolSize(configuration)
         // The phones decode gzip and deflate; so does verify, to compare the bytes they get.
         http.decompression = .enabled(limit: .size(64 << 20))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http, backgroundActivityLogger: logger)
@@ -131,12 +131,13 @@ public final class URLProber: Sendable {
         var chain = RedirectChain(start: url, limit: configuration.maxRedirects, allowedAuthorities: configuration.allowedAuthorities)
         let headers = DeviceHeaders.of(target.rules)
         let deadline = NIODeadline.now() + .nanoseconds(Int64(Self.clamped(target.deadline) * 1e9))
-        // A GET whose connection closed before any answer is sent once more: a server that closes
-        // idle keep-alive connections without `Connection: close` leaves the pool a connection
-        // that is already dead when the request goes out on it. The phones' stacks do the same
-        // (NSURLSession and OkHttp retry an idempotent request once on a fresh connection); a
-        // second close is the server's answer.
-        var retried = false
+        // A GET whose connection closed before any answer is sent again: a server that closes
+        // idle keep-alive connections without `Connection: close` leaves the pool connections
+        // that are already dead when a request goes out on one. The phones' stacks do the same
+        // (NSURLSession and OkHttp retry an idempotent request on a fresh connection). The pool
+        // may hold several dead ones (all closed at once), so as many tries as it holds
+        // connections, plus one on a new connection; past that, the close is the server's answer.
+        var retries = Self.poolSize(configuration) + 1
         while true {
             var request = HTTPClientRequest(url: chain.current.absoluteString)
             request.method = .GET
@@ -145,8 +146,8 @@ public final class URLProber: Sendable {
             do {
                 response = try await client.execute(request, deadline: deadline, logger: logger)
             } catch {
-                if !retried, !Task.isCancelled, Self.closedBeforeAnswer(error) {
-                    retried = true
+                if retries > 0, !Task.isCancelled, Self.closedBeforeAnswer(error) {
+                    retries -= 1
                     continue
                 }
                 seen.failure = Task.isCancelled ? .noResponse : Self.failure(error)
@@ -190,6 +191,9 @@ public final class URLProber: Sendable {
     private static func drain(_ response: HTTPClientResponse) async {
         _ = try? await response.body.collect(upTo: 64 << 10)
     }
+
+    /// Connections the pool keeps per host.
+    static func poolSize(_ configuration: Configuration) -> Int { 4 * max(1, configuration.connectionsPerHost) }
 
     /// `seconds` within ``VerifyLimits/shortestSeconds``…``VerifyLimits/longestSeconds`` (NaN:
     /// the shortest), so that a conversion to nanoseconds or milliseconds never overflows.

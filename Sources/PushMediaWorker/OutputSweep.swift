@@ -21,17 +21,19 @@ struct OutputSweep {
     var nextLedgerFile: URL { ledger.file.appendingPathExtension("next") }
 
     /// Removes the files the ledger names, and neither `referenced` (the hashes of the manifest's
-    /// `file` paths) nor any other campaign's ledger does; then puts the ledger written to
-    /// ``nextLedgerFile`` in place of the old one.
-    /// - Returns: how many files were removed.
-    func run(referenced: Set<Int>) throws -> Int {
-        var others = Set<Int>()
+    /// `file` paths), `kept` (those of files other campaigns name that have no ledger yet: the
+    /// results of a version without ledgers), nor any other campaign's ledger does (a ledger
+    /// being rewritten, `.next`, included); then puts the ledger written to ``nextLedgerFile``
+    /// in place of the old one. Any failure to read what others name removes nothing.
+    /// - Parameter removed: counts the files removed, also when the rest then fails.
+    func run(referenced: Set<Int>, kept: Set<Int> = [], removed: inout Int) throws {
+        var others = kept
         let ledgers = ledger.file.deletingLastPathComponent()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: ledgers.path)) ?? []
-        where name.hasSuffix(".txt") && name != ledger.file.lastPathComponent {
+        let own = [ledger.file.lastPathComponent, nextLedgerFile.lastPathComponent]
+        for name in try FileManager.default.contentsOfDirectory(atPath: ledgers.path)
+        where (name.hasSuffix(".txt") || name.hasSuffix(".txt.next")) && !own.contains(name) {
             try OutputLedger(file: ledgers.appendingPathComponent(name)).forEachName { others.insert($0.hashValue) }
         }
-        var removed = 0
         var seen = Set<Int>()
         try ledger.forEachName { path in
             let hash = path.hashValue
@@ -45,7 +47,6 @@ struct OutputSweep {
             let code = errno
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO, userInfo: [NSFilePathErrorKey: ledger.file.path])
         }
-        return removed
     }
 
     /// Whether `path` is one ``OutputStore`` makes: an output name in the folder itself, or in

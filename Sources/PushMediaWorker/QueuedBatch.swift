@@ -298,7 +298,8 @@ public struct QueuedBatch: Sendable {
         var removed = 0
         if let sweep {
             do {
-                removed = try sweep.run(referenced: referenced)
+                let kept = try await Self.filesOfCampaignsWithoutLedgers(queue: queue, state: state, besides: campaign)
+                try sweep.run(referenced: referenced, kept: kept, removed: &removed)
             } catch {
                 logger.warning(
                     "cannot remove the output files the manifest no longer names",
@@ -333,6 +334,26 @@ public struct QueuedBatch: Sendable {
             summary: summary, ms: (ContinuousClock.now - started).milliseconds, removedFiles: removed)
         return Result(summary: event, failed: failed, manifestFile: bucket == nil ? outputDirectory.appendingPathComponent(Self.manifestName) : nil)
     }
+    /// The files (by their paths' hashes) that the results of the other campaigns of this output
+    /// folder's queue name, for those campaigns with no ledger: their runs were of a version
+    /// without ledgers, so only their results say which files are theirs.
+    static func filesOfCampaignsWithoutLedgers(queue: SQLiteJobQueue, state: URL, besides campaign: String) async throws -> Set<Int> {
+        var files = Set<Int>()
+        for other in try await queue.countsByCampaign() where other.campaign != campaign {
+            let ledger = OutputLedger.of(campaign: other.campaign, inState: state).file
+            guard !FileManager.default.fileExists(atPath: ledger.path),
+                !FileManager.default.fileExists(atPath: ledger.appendingPathExtension("next").path)
+            else { continue }
+            try await queue.forEachPage(campaign: other.campaign) { page in
+                for job in page {
+                    guard let result = job.result, let item = try? Item.decode(from: result) else { continue }
+                    for attachment in item.attachments { files.insert(attachment.file.hashValue) }
+                }
+            }
+        }
+        return files
+    }
+
     /// The size and modification time of a job's source file under the input folder (by its
     /// path's bytes, `lstat`: the link itself for a symbolic link); nil when it cannot be examined.
     private func attributes(ofJobSource source: String) -> (size: Int, modified: Date)? {

@@ -60,6 +60,60 @@ struct OutputOwnershipTests {
         #expect(Self.exists(input, lookalike), "an input named like an output was removed")
     }
 
+    @Test("a file two campaigns share (the same bytes) stays while either names it; the first's own stale files go")
+    func sharedFilesKept() async throws {
+        let folder = try Support.temporaryFolder()
+        let first = try await Support.images(3, size: "320x240", in: folder.appendingPathComponent("a"))
+        let second = folder.appendingPathComponent("b")
+        try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
+        // The second campaign has a byte-identical copy of the first's img002: its result is
+        // reused, its files are the same files.
+        try FileManager.default.copyItem(at: first.appendingPathComponent("img002.jpg"), to: second.appendingPathComponent("same.jpg"))
+        let out = folder.appendingPathComponent("out")
+        let runA = try await Support.run(Support.pushmedia, ["process", first.path, "--out", out.path, "--jobs", "1"], in: folder)
+        #expect(runA.status == 0, "\(runA.error)")
+        let itemsA = try OutputFolderTests.manifest(in: out).items
+        let runB = try await Support.run(Support.pushmedia, ["process", second.path, "--out", out.path, "--jobs", "1"], in: folder)
+        #expect(runB.status == 0, "\(runB.error)")
+        let filesB = Set(try OutputFolderTests.manifest(in: out).items.flatMap(\.attachments).map(\.file))
+        let shared = Set(try #require(itemsA.first { $0.source == "img002.jpg" }).attachments.map(\.file))
+        #expect(filesB == shared, "the copy's files are the original's")
+
+        // The first campaign drops img001 and img002: img001's files go, img002's stay (the second names them).
+        for name in ["img001.jpg", "img002.jpg"] { try FileManager.default.removeItem(at: first.appendingPathComponent(name)) }
+        let rerunA = try await Support.run(Support.pushmedia, ["process", first.path, "--out", out.path, "--jobs", "1", "--json"], in: folder)
+        #expect(rerunA.status == 0, "\(rerunA.error)")
+        let own = Set(try #require(itemsA.first { $0.source == "img001.jpg" }).attachments.map(\.file))
+        #expect(try Self.summary(rerunA)["removedFiles"] as? Int == own.count)
+        for file in own { #expect(!Self.exists(out, file), "\(file) left behind") }
+        for file in shared { #expect(Self.exists(out, file), "\(file), which the second campaign names, was removed") }
+        for file in try #require(itemsA.first { $0.source == "img003.jpg" }).attachments.map(\.file) {
+            #expect(Self.exists(out, file), "\(file) was removed")
+        }
+    }
+
+    @Test("a campaign processed before ledgers existed keeps its files: its results in the queue say which are its")
+    func campaignWithoutLedgerKept() async throws {
+        let folder = try Support.temporaryFolder()
+        let first = try await Support.images(1, size: "320x240", in: folder.appendingPathComponent("a"))
+        let second = folder.appendingPathComponent("b")
+        try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: first.appendingPathComponent("img001.jpg"), to: second.appendingPathComponent("same.jpg"))
+        let out = folder.appendingPathComponent("out")
+        let runB = try await Support.run(Support.pushmedia, ["process", second.path, "--out", out.path, "--jobs", "1"], in: folder)
+        #expect(runB.status == 0, "\(runB.error)")
+        // As an older version leaves the folder: the queue's results, no ledger.
+        try FileManager.default.removeItem(at: out.appendingPathComponent(".pushmedia/ledgers"))
+        let filesB = try OutputFolderTests.manifest(in: out).items.flatMap(\.attachments).map(\.file)
+        let runA = try await Support.run(Support.pushmedia, ["process", first.path, "--out", out.path, "--jobs", "1"], in: folder)
+        #expect(runA.status == 0, "\(runA.error)")
+        try FileManager.default.removeItem(at: first.appendingPathComponent("img001.jpg"))
+        let rerunA = try await Support.run(Support.pushmedia, ["process", first.path, "--out", out.path, "--jobs", "1", "--json"], in: folder)
+        #expect(rerunA.status == 0, "\(rerunA.error)")
+        #expect(try Self.summary(rerunA)["removedFiles"] as? Int == 0)
+        for file in filesB { #expect(Self.exists(out, file), "\(file), which the older campaign's result names, was removed") }
+    }
+
     @Test("files put in --out before any run, and a first campaign's files, survive a second campaign into the same --out")
     func othersFilesKept() async throws {
         let folder = try Support.temporaryFolder()

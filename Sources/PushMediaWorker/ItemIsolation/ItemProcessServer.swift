@@ -51,6 +51,9 @@ public enum ItemProcessServer {
         ItemProcessor.prepare(for: .default, in: prepared, hooks: hooks)
         defer { prepared.wait() }
         var started = false
+        // The limit in force (0: none, also when setting it failed): only then is a refused
+        // allocation the limit's doing.
+        var appliedLimitMB = 0
         while true {
             let frame: Data
             do {
@@ -71,6 +74,7 @@ public enum ItemProcessServer {
                 if memoryLimitMB > 0 {
                     do {
                         let mapped = try ProcessControl.limitAddressSpace(growth: memoryLimitMB)
+                        appliedLimitMB = memoryLimitMB
                         logger.debug(
                             "item process: its address space may grow by its memory limit",
                             metadata: ["mapped_mb": "\(mapped >> 20)", "limit_mb": "\(memoryLimitMB)"])
@@ -93,7 +97,7 @@ public enum ItemProcessServer {
                     outputDirectory: URL(fileURLWithPath: request.outputDirectory), layout: request.layout, hooks: hooks,
                     ledger: request.ledger.map { OutputLedger(file: URL(fileURLWithPath: $0)) })
                 let processor = ItemProcessor(profile: request.profile, options: options, logger: logger)
-                item = MemoryLimitFailure.classify(processor.process(request.input), limitMB: memoryLimitMB)
+                item = MemoryLimitFailure.classify(processor.process(request.input), limitMB: appliedLimitMB)
             } catch {
                 item = .failed(source: "", error: ItemError(.internalError, "the item process could not read its request: \(error)"))
             }

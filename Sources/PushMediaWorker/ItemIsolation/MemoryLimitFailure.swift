@@ -7,16 +7,19 @@ import PushMediaModel
 /// damaged file (`corrupt_input`).
 enum MemoryLimitFailure {
     /// The words the libraries report a refused allocation or thread with (lowercase).
+    /// Not EAGAIN's "Resource temporarily unavailable", which a process or cgroup limit gives too.
     static let phrases = [
         "out of memory", "cannot allocate memory", "insufficient memory", "error creating thread", "unable to create thread",
-        "resource temporarily unavailable", "memory allocation failed", "failed to allocate", "bad_alloc", "enomem",
+        "memory allocation failed", "bad_alloc",
     ]
 
     /// The codes a refused allocation shows up as.
     static let codes: Set<ErrorCode> = [.corruptInput, .encodeFailed, .internalError, .unsupportedType, .noMediaStream]
 
     /// `item` as `memory_limit`, naming the limit, when it failed in words of a refused
-    /// allocation while its process had a limit of `limitMB` (0: none, and nothing changes).
+    /// allocation while its process had a limit of `limitMB` in force (0: none, and nothing
+    /// changes). The words are the library's own: a decoder that refuses an absurd size by
+    /// itself with ENOMEM reads the same, and is named the limit's too.
     static func classify(_ item: Item, limitMB: Int) -> Item {
         guard limitMB > 0, item.status == .failed, let error = item.error, codes.contains(error.code) else { return item }
         let message = error.message.lowercased()
