@@ -78,6 +78,29 @@ struct PayloadCommandLineTests {
         }
     }
 
+    @Test("--all streams the NDJSON manifest: 20 times the items take no more memory than a twentieth")
+    func allIsStreamed() throws {
+        let run = try processed()
+        defer { try? FileManager.default.removeItem(at: run.folder) }
+        let lines = try String(contentsOfFile: run.manifest.replacingOccurrences(of: ".json", with: ".ndjson"), encoding: .utf8)
+        let photo = try #require(lines.split(separator: "\n").first { $0.contains("\"status\":\"ok\"") && $0.contains("landscape") })
+        let quoted = try Self.quoted("landscape.jpg")
+        func manifest(_ count: Int) throws -> String {
+            let file = run.folder.appendingPathComponent("m\(count).ndjson")
+            var text = ""
+            text.reserveCapacity(count * (photo.utf8.count + 20))
+            for i in 0..<count { text += photo.replacingOccurrences(of: "\"source\":\(quoted)", with: "\"source\":\"p/\(i).jpg\"") + "\n" }
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            return file.path
+        }
+        let arguments = ["payload", "--all", "--format", "onesignal", "--title", "T", "--platforms", "ios,android,web,huawei,amazon"]
+        let small = try CommandRunner.peakMemory(pushmedia, arguments + ["--manifest", try manifest(1_000)])
+        let large = try CommandRunner.peakMemory(pushmedia, arguments + ["--manifest", try manifest(20_000)])
+        #expect(small.status == 0 && large.status == 0, "\(small.parent.error) \(large.parent.error)")
+        // 20,000 items' lines are about 20 MB of JSON, their Items several times that: held, they would show.
+        #expect(large.peakMiB < small.peakMiB + 8, "peak \(small.peakMiB) MiB at 1,000 items, \(large.peakMiB) MiB at 20,000")
+    }
+
     @Test("a platform the format cannot reach, or an unknown one, is a usage error (exit 2) naming the vendor")
     func unreachablePlatforms() throws {
         let run = try processed()
