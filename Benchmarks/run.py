@@ -4,7 +4,7 @@ in one run on the same generated inputs, with medians and "PushMedia ÷ peer" ra
 
 Run it through `Benchmarks/run` (installs the peers first). Standard library + pyvips + Pillow.
 
-    Benchmarks/run [--quick] [--cases 1,2,…,11,profile] [--wait-quiet SECONDS] [--no-write]
+    Benchmarks/run [--quick] [--cases 1,2,…,12,profile] [--wait-quiet SECONDS] [--no-write]
 
 --quick uses tiny inputs and few runs to debug the harness; its report goes to
 Benchmarks/.work/BENCHMARKS.quick.md, never to BENCHMARKS.md.
@@ -48,7 +48,7 @@ from harness.suite import Suite
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="tiny inputs and few runs, to debug the harness")
-    ap.add_argument("--cases", default="1,2,3,4,5,6,7,8,9,10,11,profile", help="comma-separated cases (default: all)")
+    ap.add_argument("--cases", default="1,2,3,4,5,6,7,8,9,10,11,12,profile", help="comma-separated cases (default: all)")
     ap.add_argument("--wait-quiet", type=int, default=0, metavar="SECONDS",
                     help="wait up to SECONDS for a 1-minute load average below 1.0 before measuring (polls every 30 s)")
     ap.add_argument("--no-write", action="store_true", help="print the report, write no file")

@@ -1,6 +1,7 @@
-"""Cases 9-11: what whole runs cost beyond one image's work. Crash containment (item processes
-against --in-process), the Android image (the same tree built without its encode) and
-catalogue-sized folders (Benchmarks/catalogue.py's runs)."""
+"""Cases 9-12: what whole runs cost beyond one image's work. Crash containment (item processes
+against --in-process), the Android image (the same tree built without its encode),
+catalogue-sized folders (Benchmarks/catalogue.py's runs) and a catalogue's payloads (`payload
+--all` against one `--item` call per item)."""
 
 from __future__ import annotations
 
@@ -169,3 +170,60 @@ class BatchCases:
         bases = catalogue.make_bases(work / "bases", min(1000, max(sizes)))
         pool = catalogue.make_pool(work, max(sizes), bases)
         return [(size, catalogue.folder_of(work, pool, size)) for size in sizes]
+
+    # Case 12 -----------------------------------------------------------------------------------
+    def case12(self):
+        """A catalogue's payloads: `pushmedia payload --all` over a manifest of 10^4 items against
+        50 `pushmedia payload --item` calls on the same manifest (sources spread over it), wall and
+        CPU, interleaved; both print the same bodies (checked on the sampled items)."""
+        runs = 2 if self.quick else 5
+        items, calls = (1000, 10) if self.quick else (10_000, 50)
+        manifest = self.payload_manifest(items)
+        sources = [f"catalogue/{i:05d}.jpg" for i in range(items // (2 * calls), items, items // calls)][:calls]
+        common = ["--manifest", str(manifest), "--format", "fcm", "--title", "Spring sale",
+                  "--body", "Everything 30% off until Sunday", "--platforms", "ios,android,web"]
+        pm = str(PUSHMEDIA)
+
+        def quote(a: str) -> str:
+            return "'" + a.replace("'", "'\\''") + "'"
+
+        loop = " ; ".join(" ".join([quote(pm), "payload", "--item", quote(s)] + [quote(a) for a in common]) + " 2>/dev/null"
+                          for s in sources)
+        every = Contender("--all", " ".join([quote(pm), "payload", "--all"] + [quote(a) for a in common]) + " 2>/dev/null")
+        single = Contender(f"{calls} × --item", loop)
+        measure([every, single], runs, 1, "case 12")
+        # The same bodies: each sampled item's --item output is its --all line's payload.
+        lines = {json.loads(l)["source"]: l for l in every.runs[-1].stdout.splitlines()} if every.runs else {}
+        bodies = single.runs[-1].stdout.splitlines() if single.runs else []
+        same = len(lines) == items and len(bodies) == calls and all(
+            lines[s] == '{"source":' + json.dumps(s) + ',"payload":' + b + "}" for s, b in zip(sources, bodies))
+        self.results["case12"] = {
+            "items": items, "calls": calls, "runs": runs, "same_bodies": same,
+            "all": {"wall_s": every.median, "cpu_s": every.median_cpu, "rss_mb": every.max_rss_mb, "failed": every.failed},
+            "item_calls": {"wall_s": single.median, "cpu_s": single.median_cpu, "failed": single.failed},
+            "ratio": div(every.median, single.median),
+        }
+        log(f"  [case 12] --all {items}: {every.median} s; {calls} × --item: {single.median} s")
+
+    def payload_manifest(self, items: int) -> Path:
+        """A manifest of `items` items (made once): a real run over Fixtures/photos/landscape.jpg,
+        its item repeated under distinct sources, in both forms (the NDJSON one written last, so
+        `payload` reads it)."""
+        work = WORK / f"c12-manifest-{items}"
+        manifest = work / "out" / "manifest.json"
+        if manifest.exists() and (work / "out" / "manifest.ndjson").exists():
+            return manifest
+        src = fresh(work / "in")
+        shutil.copy(ROOT / "Fixtures" / "photos" / "landscape.jpg", src / "landscape.jpg")
+        out = work / "out"
+        run([str(PUSHMEDIA), "process", str(src), "--out", str(out), "--base-url", "https://cdn.example.com/catalogue/"],
+            measure_rss=False)
+        doc = json.loads(manifest.read_text())
+        item = doc["items"][0]
+        copies = [dict(item, source=f"catalogue/{i:05d}.jpg") for i in range(items)]
+        doc["items"] = copies
+        manifest.write_text(json.dumps(doc, sort_keys=True))
+        with open(work / "out" / "manifest.ndjson", "w") as f:
+            for c in copies:
+                f.write(json.dumps(c, sort_keys=True, separators=(",", ":")) + "\n")
+        return manifest

@@ -81,3 +81,22 @@ def batch_sections(results: dict, meta: dict, a, targets: list) -> None:
             targets.append((f"11: CPU an item flat within 10 % ({first['items']:,} → {last['items']:,} items)", f"{growth:.2f}",
                             le(growth, 1.10)))
 
+    c12 = results.get("case12")
+    if c12:
+        a(f"## 12. A catalogue's payloads ({meta['date'][:10]}, {meta['commit']})")
+        a("")
+        a(f"`pushmedia payload --all --format fcm --platforms ios,android,web` over a manifest of {c12['items']:,} items (a real "
+          f"run's item under distinct sources, NDJSON form), against {c12['calls']} `pushmedia payload --item` calls on the same "
+          f"manifest (sources spread over it; each reads the NDJSON lines up to its item), {c12['runs']} interleaved runs, medians. "
+          f"The sampled bodies are {'the same in both' if c12['same_bodies'] else '**not the same in both**'}.")
+        a("")
+        a("| | wall | CPU | peak RSS |")
+        a("|---|---:|---:|---:|")
+        al, it = c12["all"], c12["item_calls"]
+        a(f"| `--all`, {c12['items']:,} items | {fmt_s(al['wall_s'])} | {fmt_s(al['cpu_s'])} | "
+          f"{fmt_mb(al['rss_mb'])} |")
+        a(f"| {c12['calls']} × `--item` | {fmt_s(it['wall_s'])} | {fmt_s(it['cpu_s'])} | |")
+        a("")
+        ratio = c12["ratio"]
+        targets.append((f"12: --all over {c12['items']:,} items within {c12['calls']} --item calls' time",
+                        "–" if ratio is None else f"{ratio:.2f}×", le(ratio, 1.0) if c12["same_bodies"] else None))

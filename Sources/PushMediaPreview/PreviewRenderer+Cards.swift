@@ -40,6 +40,7 @@ extension PreviewRenderer {
             "compare": .html(compare(item, prefix: prefix)),
             "expanded": .html(expanded(item, prefix: prefix)),
             "android": .html(android(item, prefix: prefix, target: target)),
+            "web": .html(web(item, prefix: prefix)),
             "sizes": .html(sizes),
             "download": .html(download),
             "warnings": .html(warnings),
@@ -257,6 +258,35 @@ extension PreviewRenderer {
                 bar(
                     percent: Format.percent(seconds, of: limit), state: state,
                     label: "\(Format.seconds(seconds)) of FCM's \(Format.seconds(limit))")),
+        ])
+    }
+
+    // MARK: Web
+
+    /// The web push notification as Chrome on Windows and Android draws it from the payloads'
+    /// web keys (`payload --platforms …,web`): the square thumbnail as the icon beside the text,
+    /// the Android image (2:1) below it. Only still JPEGs and PNGs are sent to the web.
+    func web(_ item: Item, prefix: String) -> HTML {
+        func still(_ role: Attachment.Role) -> Attachment? {
+            guard let a = item.attachment(role), [AttachmentType.jpeg.typeHint, AttachmentType.png.typeHint].contains(a.typeHint) else {
+                return nil
+            }
+            return a
+        }
+        let icon = still(.thumbnail)
+        let image = still(.android)
+        var parts: [String] = []
+        if let icon { parts.append("icon \(dimensions(icon))") }
+        if let image { parts.append("image \(dimensions(image)) · \(Format.bytes(image.bytes))") }
+        let caption =
+            parts.isEmpty
+            ? "No still image: Chrome shows the text alone"
+            : "Chrome on Windows and Android: " + parts.joined(separator: ", ") + " · Firefox and Safari show no image"
+        return PreviewTemplate.webCard.fill([
+            "title": .text(title), "body": .text(body),
+            "icon": .html(icon.map { PreviewTemplate.webIcon.fill(["src": .url(prefix + $0.file), "file": .attribute($0.file)]) } ?? .empty),
+            "image": .html(image.map { PreviewTemplate.webImage.fill(["src": .url(prefix + $0.file), "file": .attribute($0.file)]) } ?? .empty),
+            "caption": .text(caption),
         ])
     }
 

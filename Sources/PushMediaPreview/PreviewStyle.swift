@@ -75,6 +75,13 @@ enum PreviewStyle {
             .android .large-icon img, .android .big-picture img { display: block; width: 100%; height: 100%; object-fit: cover; object-position: 50% 50%; }
             .android .big-picture { width: 100%; aspect-ratio: 2 / 1; overflow: hidden; background: #d1d1d6; }
             .android .text { padding: 10px 12px; }
+            .wallpaper.web { background: linear-gradient(155deg, #3c4043 0%, #5f6368 55%, #80868b 100%); }
+            .notification.web { border-radius: 8px; background: #fff; }
+            .web .web-head { display: flex; align-items: flex-start; gap: 10px; padding: 10px 12px; }
+            .web .web-icon { flex: none; width: 48px; height: 48px; overflow: hidden; background: #d1d1d6; }
+            .web .web-icon img, .web .web-image img { display: block; width: 100%; height: 100%; object-fit: cover; object-position: 50% 50%; }
+            .web .web-image { width: 100%; aspect-ratio: 2 / 1; overflow: hidden; background: #d1d1d6; }
+            .web .site { color: #5f6368; font-size: 11px; margin-top: 2px; }
             .variant figcaption { color: rgba(255,255,255,.92); font-size: 11px; margin: 4px 6px 0; text-shadow: 0 1px 2px rgba(0,0,0,.25); }
             .notification { background: rgba(246,246,248,.93); border-radius: 20px; box-shadow: 0 2px 10px rgba(0,0,0,.18); color: #000; overflow: hidden; }
             .banner { display: flex; align-items: center; gap: 10px; padding: 11px 12px; }

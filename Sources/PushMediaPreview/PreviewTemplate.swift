@@ -146,6 +146,12 @@ enum PreviewTemplate {
         {{download}}
         {{warnings}}
             </section>
+            <section class="stage" data-platform="web">
+              <h3>Web</h3>
+              <div class="wallpaper web">
+        {{web}}
+              </div>
+            </section>
           </div>
         </article>
         """#)
@@ -172,6 +178,38 @@ enum PreviewTemplate {
                   <figcaption>{{expandedCaption}}</figcaption>
                 </figure>
                 <div class="download {{state}}" data-android-seconds="{{secondsRaw}}"><h4>Android download at {{link}}</h4>{{bar}}</div>
+        """#)
+
+    /// A web push notification as Chrome on Windows and Android shows it: the icon beside the
+    /// title, body and site, the image below.
+    static let webCard = Template(
+        #"""
+                <figure class="variant" data-web="chrome">
+                  <div class="notification web">
+                    <div class="web-head">
+        {{icon}}
+                      <div class="text">
+                        <div class="title">{{title}}</div>
+                        <div class="body">{{body}}</div>
+                        <div class="site">PushMedia · now</div>
+                      </div>
+                    </div>
+        {{image}}
+                  </div>
+                  <figcaption>{{caption}}</figcaption>
+                </figure>
+        """#)
+
+    /// The web notification's icon (the square thumbnail).
+    static let webIcon = Template(
+        #"""
+                      <div class="web-icon"><img src="{{src}}" alt="web icon {{file}}"></div>
+        """#)
+
+    /// The web notification's image (the Android image, 2:1).
+    static let webImage = Template(
+        #"""
+                    <div class="web-image"><img src="{{src}}" alt="web image {{file}}"></div>
         """#)
 
     /// The app name, title and body of an Android notification.

@@ -10,6 +10,9 @@ public enum DownloadRule: Sendable, Hashable {
     /// ``fcmImageLimit``, read to at most that many bytes, dropped when it has not arrived within
     /// `seconds` (5 s in the SDK).
     case fcmImage(seconds: Double)
+    /// A browser showing a web push notification (Chromium's `NotificationImageLoader`): its
+    /// image and icon, dropped when they have not arrived within `seconds` (90 s in Chromium).
+    case web(seconds: Double)
 
     /// The most bytes FCM's Android SDK reads of an image (1 MiB).
     public static let fcmImageLimit = Profile.Delivery.fcmImageLimit
@@ -17,15 +20,16 @@ public enum DownloadRule: Sendable, Hashable {
     /// The seconds the downloader gives the file.
     public var seconds: Double {
         switch self {
-        case .iOS(let seconds), .fcmImage(let seconds): seconds
+        case .iOS(let seconds), .fcmImage(let seconds), .web(let seconds): seconds
         }
     }
 
-    /// `ios` or `fcm`, as the JSON output names the rules.
+    /// `ios`, `fcm` or `web`, as the JSON output names the rules.
     public var name: String {
         switch self {
         case .iOS: "ios"
         case .fcmImage: "fcm"
+        case .web: "web"
         }
     }
 }

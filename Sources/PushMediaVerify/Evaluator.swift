@@ -55,6 +55,9 @@ public enum Evaluator {
                 verdict.add(iOSAttachmentProblem(observation, expected: target.expected, seconds: seconds))
             case .fcmImage(let seconds):
                 for problem in fcmImageProblems(observation, expected: target.expected, seconds: seconds) { verdict.add(problem) }
+            case .web(let seconds):
+                verdict.add(
+                    lateness(observation, expected: target.expected, cutOff: seconds, code: .slowForWeb, who: "the browser's cut-off for its images"))
             }
         }
         verdict.warnings += URLWarnings.response(observation)

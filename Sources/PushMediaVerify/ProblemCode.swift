@@ -79,6 +79,8 @@ public struct ProblemCode: Sendable, Hashable, CustomStringConvertible {
     public static let slowForFCM = ProblemCode("slow_for_fcm")
     /// An iOS attachment arrived after the profile's delivery target.
     public static let slowForIOS = ProblemCode("slow_for_ios")
+    /// A web push image or icon arrived after the browser's cut-off (Chromium's 90 s).
+    public static let slowForWeb = ProblemCode("slow_for_web")
 }
 
 /// A reason a phone would drop the URL, and what to change.

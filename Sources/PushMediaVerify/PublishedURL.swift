@@ -57,17 +57,24 @@ public struct VerifyLimits: Sendable, Equatable {
     /// Redirects followed at most: 16, the lower of the two SDKs' limits (CFNetwork 16,
     /// OkHttp, which Android's `HttpURLConnection` is built on, 20).
     public var maxRedirects: Int
+    /// Seconds a browser gives a web push notification's image and icon, when the payloads
+    /// address the web (`--platforms …,web`); nil: they do not.
+    public var webSeconds: Double?
 
     /// The longest cut-off verify waits for any URL (seconds): `--ios-seconds` and
     /// `--fcm-seconds` at most, and a manifest's delivery target clamped to it.
     public static let longestSeconds = 600.0
     /// The shortest cut-off the flags take (seconds): below it no server on any network answers.
     public static let shortestSeconds = 0.1
+    /// Chromium's cut-off for a notification's images (`kImageFetchTimeoutInMs = 90000` in
+    /// `NotificationImageLoader.cpp`: "99.9% of all images were fetched successfully in 90 seconds").
+    public static let chromiumWebSeconds = 90.0
 
-    public init(iOSSeconds: Double? = nil, fcmSeconds: Double = 5, maxRedirects: Int = 16) {
+    public init(iOSSeconds: Double? = nil, fcmSeconds: Double = 5, maxRedirects: Int = 16, webSeconds: Double? = nil) {
         self.iOSSeconds = iOSSeconds
         self.fcmSeconds = fcmSeconds
         self.maxRedirects = maxRedirects
+        self.webSeconds = webSeconds
     }
 }
 
@@ -120,17 +127,24 @@ extension PublishedURL {
         // A delivery target past the longest wait (a hand-made manifest's budget at 1 bit/s) is
         // waited for that long, no longer: verify's run stays bounded whatever the manifest says.
         let iOS = DownloadRule.iOS(seconds: min(limits.iOSSeconds ?? item.deliveryTargetSeconds, VerifyLimits.longestSeconds))
+        // With the web, the web push payloads name the square thumbnail (the icon) and the
+        // Android image (the image) when they are still JPEGs or PNGs.
+        let web = limits.webSeconds.flatMap { seconds in
+            [AttachmentType.jpeg.typeHint, AttachmentType.png.typeHint].contains(attachment.typeHint) ? DownloadRule.web(seconds: seconds) : nil
+        }
         switch attachment.role {
-        case .thumbnail, .media:
-            // Every iOS payload carries the thumbnail and the movie or audio; FCM's Android SDK
-            // never downloads them.
+        case .thumbnail:
+            // Every iOS payload carries the thumbnail; FCM's Android SDK never downloads it.
+            return [iOS] + [web].compactMap { $0 }
+        case .media:
+            // Every iOS payload carries the movie or audio.
             return [iOS]
         case .expanded:
             // iOS payloads carry it when it is the item's primary attachment (no movie or audio).
             return PayloadBuilder.primary(of: item)?.role == .expanded ? [iOS] : []
         case .android:
             // FCM sends it as `android.notification.image`; no iOS payload carries it.
-            return [fcmImage(limits)]
+            return [fcmImage(limits)] + [web].compactMap { $0 }
         }
     }
 

@@ -20,10 +20,14 @@ public struct PayloadAttachment: Sendable, Equatable {
     public var clippingRect: UnitRect?
     /// `UNNotificationAttachmentOptionsThumbnailTimeKey`: seconds (movies) or a frame (GIFs).
     public var thumbnailTime: Double?
+    /// Pixel width and height, from the manifest (nil for audio and old manifests).
+    public var width: Int?
+    public var height: Int?
 
     public init(
         role: Attachment.Role, url: String, typeHint: String, fileExtension: String, bytes: Int,
-        thumbnailHidden: Bool = false, clippingRect: UnitRect? = nil, thumbnailTime: Double? = nil
+        thumbnailHidden: Bool = false, clippingRect: UnitRect? = nil, thumbnailTime: Double? = nil,
+        width: Int? = nil, height: Int? = nil
     ) {
         self.role = role
         self.url = url
@@ -33,7 +37,13 @@ public struct PayloadAttachment: Sendable, Equatable {
         self.thumbnailHidden = thumbnailHidden
         self.clippingRect = clippingRect
         self.thumbnailTime = thumbnailTime
+        self.width = width
+        self.height = height
     }
+
+    /// True for a still JPEG or PNG: what web push, Huawei and Amazon keys may name (a browser
+    /// shows only a GIF's first frame, and the vendors document still images).
+    public var isStillImage: Bool { typeHint == AttachmentType.jpeg.typeHint || typeHint == AttachmentType.png.typeHint }
 
     /// The same attachment with no options (for formats that carry only a URL).
     public var withoutOptions: PayloadAttachment {
@@ -56,6 +66,11 @@ public struct Payload: Sendable, Equatable {
     public var attachments: [PayloadAttachment]
     /// Things the sender should know (text-only fallback, options the format cannot carry, …).
     public var warnings: [String]
+    /// The platforms the payload addresses.
+    public var platforms: [PayloadPlatform] = []
+    /// Limits on parts of the payload, checked by ``checkSize()`` besides the whole payload's
+    /// (Braze counts each message object on its own).
+    public var objectLimits: [ObjectLimit] = []
 
     /// Compact JSON, keys sorted: the bytes to send.
     public var compactString: String { json.compactString }
@@ -66,15 +81,50 @@ public struct Payload: Sendable, Equatable {
     /// The sender's limit for this format.
     public var byteLimit: Int { format.byteLimit }
 
-    /// Throws ``PayloadError/overLimit(format:bytes:limit:largestField:largestFieldBytes:)`` when
-    /// the compact payload is larger than ``byteLimit``.
+    /// Whether ``byteLimit`` applies to the whole payload: not for Braze, whose body holds one
+    /// push per platform, each held to its own limits (``objectLimits``).
+    public var limitsWholePayload: Bool { format != .braze }
+
+    /// The sizes against their limits, in words, for people (`pushmedia payload` prints it).
+    public var sizeSummary: String {
+        let parts =
+            (limitsWholePayload ? ["\(byteCount) of \(byteLimit) bytes"] : [])
+            + objectLimits.map { "\($0.object) \($0.bytes) of \($0.limit) bytes" }
+        return "\(format.rawValue) payload: " + parts.joined(separator: ", ")
+    }
+
+    /// Throws ``PayloadError/objectOverLimit(format:object:bytes:limit:source:)`` for the first
+    /// part over its limit, then
+    /// ``PayloadError/overLimit(format:bytes:limit:largestField:largestFieldBytes:)`` when the
+    /// compact payload is larger than ``byteLimit``.
     public func checkSize() throws(PayloadError) {
+        for check in objectLimits where check.bytes > check.limit {
+            throw .objectOverLimit(format: format, object: check.object, bytes: check.bytes, limit: check.limit, source: check.source)
+        }
         let bytes = byteCount
-        guard bytes > byteLimit else { return }
+        guard limitsWholePayload, bytes > byteLimit else { return }
         let largest = json.largestLeaf ?? (path: "(root)", bytes: bytes)
         throw .overLimit(
             format: format, bytes: bytes, limit: byteLimit, largestField: largest.path,
             largestFieldBytes: largest.bytes)
+    }
+}
+
+/// A vendor's limit on one part of a payload, and that part's size.
+public struct ObjectLimit: Sendable, Equatable {
+    /// What is measured, e.g. `apple_push` or `android_push alert + extra`.
+    public var object: String
+    /// Its size as the vendor counts it: the compact JSON of the part.
+    public var bytes: Int
+    public var limit: Int
+    /// Where the limit comes from, in words (also in `docs/payload.md`).
+    public var source: String
+
+    public init(object: String, bytes: Int, limit: Int, source: String) {
+        self.object = object
+        self.bytes = bytes
+        self.limit = limit
+        self.source = source
     }
 }
 
@@ -94,12 +144,33 @@ public struct PayloadBuilder: Sendable {
     /// When set, every attachment URL is this base joined with the attachment's ``Attachment/file``
     /// (overriding URLs in the manifest).
     public var baseURL: String?
+    /// The platforms to address; nil: the format's ``PayloadFormat/defaultPlatforms``. A platform
+    /// the format cannot reach is ``PayloadError/unreachablePlatform(format:platform:)``.
+    public var platforms: [PayloadPlatform]?
+    /// `adobe` only: an animated GIF item's GIF as the Android big picture (`adb_image`), which
+    /// Adobe's SDK animates on Android 14+ when the URL ends in `.gif`; off, the still is sent.
+    public var animatedAndroidImage: Bool
 
-    public init(title: String? = nil, body: String? = nil, mode: PayloadMode = .multi, baseURL: String? = nil) {
+    public init(
+        title: String? = nil, body: String? = nil, mode: PayloadMode = .multi, baseURL: String? = nil,
+        platforms: [PayloadPlatform]? = nil, animatedAndroidImage: Bool = false
+    ) {
         self.title = title
         self.body = body
         self.mode = mode
         self.baseURL = baseURL
+        self.platforms = platforms
+        self.animatedAndroidImage = animatedAndroidImage
+    }
+
+    /// The platforms a payload in `format` addresses: ``platforms`` in the format's order, or its
+    /// defaults; ``PayloadError/unreachablePlatform(format:platform:)`` for one it cannot reach.
+    public func platforms(for format: PayloadFormat) throws(PayloadError) -> [PayloadPlatform] {
+        guard let platforms else { return format.defaultPlatforms }
+        if let unreachable = platforms.first(where: { !format.platforms.contains($0) }) {
+            throw .unreachablePlatform(format: format, platform: unreachable)
+        }
+        return format.platforms.filter(platforms.contains)
     }
 
     /// The item with `source` in `manifest`, or ``PayloadError/itemNotFound(source:known:)``.
@@ -119,9 +190,15 @@ public struct PayloadBuilder: Sendable {
 
     /// Builds the payload without the size check (``build(_:format:)`` is the checked form).
     public func render(_ item: Item, format: PayloadFormat) throws(PayloadError) -> Payload {
+        let platforms = try platforms(for: format)
+        if animatedAndroidImage && format != .adobe {
+            throw .optionNotForFormat(option: "the animated Android image", format: format, only: .adobe)
+        }
         let text = try AlertText(title: title, body: body)
         var warnings: [String] = []
-        let selected = try selectAttachments(for: item, warnings: &warnings)
+        var selected = try selectAttachments(for: item, warnings: &warnings)
+        // Without iOS no attachment is sent; the selection still checked the item's URLs.
+        if !platforms.contains(.ios) { selected = [] }
         var androidImage: PayloadAttachment?
         var largeIcon: PayloadAttachment?
         if format != .apns, item.status == .ok {
@@ -133,9 +210,15 @@ public struct PayloadBuilder: Sendable {
                 largeIcon = try make(thumbnail, base: base, hidden: false, keepThumbnailOptions: false)
             }
         }
+        var animated: PayloadAttachment?
+        if animatedAndroidImage, item.status == .ok, let gif = item.attachment(.expanded),
+            gif.typeHint == AttachmentType.gif.typeHint
+        {
+            animated = try make(gif, base: try resolvedBaseURL(), hidden: false, keepThumbnailOptions: false)
+        }
         let context = FormatContext(
-            item: item, mode: mode, text: text, selected: selected, androidImage: androidImage, largeIcon: largeIcon,
-            warnings: warnings)
+            item: item, mode: mode, platforms: Set(platforms), text: text, selected: selected, androidImage: androidImage,
+            largeIcon: largeIcon, animatedAndroidImage: animated, askedForAnimation: animatedAndroidImage, warnings: warnings)
         var payload: Payload
         switch format {
         case .apns: payload = try Self.apns(context)
@@ -149,7 +232,24 @@ public struct PayloadBuilder: Sendable {
             payload.warnings.append(
                 "\(format.rawValue) carries one URL: sending the \(selected[0].role.rawValue) attachment only (--mode has no effect)")
         }
+        if selected.count > 1, let why = Self.unorderedAttachments(format) {
+            payload.warnings.append("\(format.rawValue) --mode multi: \(why); --mode single (its default) sends one attachment")
+        }
+        payload.platforms = platforms
         return payload
+    }
+
+    /// Why `format`'s device SDK may not show several attachments as `multi` means them, or nil.
+    static func unorderedAttachments(_ format: PayloadFormat) -> String? {
+        switch format {
+        case .airship:
+            "Airship's iOS SDK adds attachments in the order their downloads finish (the small thumbnail often first, "
+                + "shown as the expanded image), and its newer extension drops every attachment when one fails"
+        case .onesignal:
+            "OneSignal's iOS SDK walks ios_attachments as an unordered dictionary, so either attachment may come first, "
+                + "and it has no ThumbnailHidden flag"
+        case .apns, .braze, .adobe, .fcm: nil
+        }
     }
 
     /// The attachments this builder's mode sends for `item`, in order, with their options.
@@ -233,7 +333,8 @@ public struct PayloadBuilder: Sendable {
         return PayloadAttachment(
             role: attachment.role, url: try url(for: attachment, base: base),
             typeHint: attachment.typeHint, fileExtension: attachment.fileExtension,
-            bytes: attachment.bytes, thumbnailHidden: hidden, clippingRect: rect, thumbnailTime: time)
+            bytes: attachment.bytes, thumbnailHidden: hidden, clippingRect: rect, thumbnailTime: time,
+            width: attachment.width, height: attachment.height)
     }
 
     /// Rounds to 4 decimals (0.01 % of the image) and keeps the rect inside the unit square.
@@ -304,15 +405,52 @@ struct AlertText: Sendable {
 struct FormatContext: Sendable {
     var item: Item
     var mode: PayloadMode
+    /// What the payload addresses; each format leaves out the parts of the others.
+    var platforms: Set<PayloadPlatform>
     var text: AlertText
     /// From ``PayloadBuilder/selectAttachments(for:)``; empty means text-only.
     var selected: [PayloadAttachment]
     /// The Android image (the vendors' big picture, FCM's `android.notification.image`).
     var androidImage: PayloadAttachment?
     /// The square thumbnail, for vendors whose Android SDK shows a separate large icon
-    /// collapsed (OneSignal's `large_icon`, Braze's `push_icon_image_url`, Adobe's `adb_large_icon`).
+    /// collapsed (OneSignal's `large_icon`, Braze's `push_icon_image_url`), and the web icon.
     var largeIcon: PayloadAttachment?
+    /// The expanded GIF of an animated item, when the builder was asked for it (`adobe` only).
+    var animatedAndroidImage: PayloadAttachment?
+    /// Whether the builder was asked for the animated Android image.
+    var askedForAnimation = false
     var warnings: [String]
+
+    func has(_ platform: PayloadPlatform) -> Bool { platforms.contains(platform) }
+
+    /// `image` (the Android image) or `icon` (the square thumbnail) for `platform`, when it is a
+    /// still JPEG or PNG within `limit` bytes; else nil, with a warning naming `key`. Web push
+    /// gets no GIF: Chrome shows its first frame only, and the vendors document still images.
+    func still(
+        _ which: StillRole, for platform: PayloadPlatform, _ format: PayloadFormat, limit: Int, key: String,
+        warnings: inout [String]
+    ) -> PayloadAttachment? {
+        guard item.status == .ok else { return nil }
+        let what = which == .image ? "Android image (2:1 still)" : "square thumbnail"
+        guard let still = which == .image ? androidImage : largeIcon else {
+            warnings.append("item \(item.source) has no \(what) to send to \(platform.rawValue): \(key) is not set")
+            return nil
+        }
+        guard still.isStillImage else {
+            warnings.append(
+                "the \(what) of \(item.source) is \(still.typeHint), not a still JPEG or PNG: \(key) is not set for \(platform.rawValue)")
+            return nil
+        }
+        guard still.bytes <= limit else {
+            warnings.append(
+                "the \(what) of \(item.source) is \(still.bytes) bytes, over \(format.rawValue)'s \(limit): \(key) is not set")
+            return nil
+        }
+        if platform == .web, let warning = still.webSizeWarning(which) { warnings.append(warning) }
+        return still
+    }
+
+    enum StillRole { case image, icon }
 
     /// The Android image when the item has one within `limit` bytes; else nil, with a warning
     /// naming `key` and why it is not set.
@@ -353,6 +491,11 @@ struct FormatContext: Sendable {
     func payload(_ format: PayloadFormat, _ json: [String: PayloadJSON], carries: [PayloadAttachment], warnings extra: [String] = []) -> Payload {
         Payload(format: format, mode: mode, json: .object(json), attachments: carries, warnings: warnings + extra)
     }
+
+    /// The alert a vendor's Android or web object needs as one string: the body, else the title.
+    var alertString: String { text.body ?? text.title! }
+    /// The title such an object needs: the title, else the body.
+    var titleString: String { text.title ?? text.body! }
 }
 
 extension PayloadAttachment {
@@ -361,6 +504,23 @@ extension PayloadAttachment {
     var urlShowsExtension: Bool {
         guard let path = URLComponents(string: url)?.path else { return false }
         return path.lowercased().hasSuffix("." + fileExtension.lowercased())
+    }
+
+    /// Chromium keeps a notification image within 1800×900 and an icon within 320×320, scaling
+    /// larger ones down; what does not fit its box is said, never changed.
+    func webSizeWarning(_ which: FormatContext.StillRole) -> String? {
+        guard let width, let height, width > 0, height > 0 else { return nil }
+        switch which {
+        case .image:
+            if width > 1800 || height > 900 || abs(width - 2 * height) > max(2, height / 50) {
+                return "the web image (\(role.rawValue), \(width)×\(height)) is not a 2:1 image within 1800×900: Chrome scales or crops it"
+            }
+        case .icon:
+            if width != height || width > 320 {
+                return "the web icon (\(role.rawValue), \(width)×\(height)) is not a square of at most 320 px: Chrome scales it"
+            }
+        }
+        return nil
     }
 
     var extensionWarning: String? {

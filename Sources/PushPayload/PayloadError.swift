@@ -22,11 +22,38 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidThumbnailTime(role: Attachment.Role, Double)
     /// No item in the manifest has this source.
     case itemNotFound(source: String, known: [String])
+    /// One object of the payload is larger than the vendor accepts for it (Braze counts
+    /// `apple_push`, `android_push` and `web_push` separately).
+    case objectOverLimit(format: PayloadFormat, object: String, bytes: Int, limit: Int, source: String)
+    /// The format cannot address this platform (a usage error: `apns` is iOS only, `adobe` has no web).
+    case unreachablePlatform(format: PayloadFormat, platform: PayloadPlatform)
+    /// An option that only one format reads was given with another.
+    case optionNotForFormat(option: String, format: PayloadFormat, only: PayloadFormat)
 
     /// How many bytes over the limit, for ``overLimit(format:bytes:limit:largestField:largestFieldBytes:)``.
     public var bytesOver: Int? {
-        if case .overLimit(_, let bytes, let limit, _, _) = self { return bytes - limit }
-        return nil
+        switch self {
+        case .overLimit(_, let bytes, let limit, _, _), .objectOverLimit(_, _, let bytes, let limit, _): bytes - limit
+        default: nil
+        }
+    }
+
+    /// A stable, machine-readable name for the case (`--all` prints it as `error.code`).
+    public var code: String {
+        switch self {
+        case .overLimit: "over_limit"
+        case .objectOverLimit: "object_over_limit"
+        case .missingURL: "missing_url"
+        case .invalidURL: "invalid_url"
+        case .invalidBaseURL: "invalid_base_url"
+        case .missingAlertText: "missing_alert_text"
+        case .unsupportedType: "unsupported_type"
+        case .invalidClipRect: "invalid_clip_rect"
+        case .invalidThumbnailTime: "invalid_thumbnail_time"
+        case .itemNotFound: "item_not_found"
+        case .unreachablePlatform: "unreachable_platform"
+        case .optionNotForFormat: "option_not_for_format"
+        }
     }
 
     public var description: String {
@@ -55,6 +82,14 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
                     ? " (it has no items)"
                     : "; known: " + known.prefix(10).joined(separator: ", ")
                         + (known.count > 10 ? ", … (\(known.count) in all)" : ""))
+        case .objectOverLimit(let format, let object, let bytes, let limit, let source):
+            "\(format.rawValue) \(object) is \(bytes) bytes, \(bytes - limit) over its \(limit)-byte limit (\(source)). "
+                + "Shorten the title, the body or the URLs (a shorter --base-url)."
+        case .unreachablePlatform(let format, let platform):
+            "\(format.rawValue) cannot address \(platform.rawValue): its platforms are "
+                + format.platforms.map(\.rawValue).joined(separator: ", ")
+        case .optionNotForFormat(let option, let format, let only):
+            "\(option) is read only by \(only.rawValue) payloads, not by \(format.rawValue)"
         }
     }
 }

@@ -1,23 +1,30 @@
 import PushMediaModel
 
 extension PayloadBuilder {
-    /// `airship`: an Airship push API body (without `audience`, which the campaign adds) whose
-    /// iOS override carries `media_attachment`:
+    /// `airship`: an Airship push API body (without `audience`, which the campaign adds).
+    /// `device_types` lists the platforms asked for (`ios`, `android`, `web`, `amazon`).
     ///
-    /// - one attachment: `url` (a string) and `options {crop {x, y, width, height}, time, hidden}`;
-    /// - several: `urls [{url, url_id}]` and `thumbnail_id`, the `url_id` of the attachment iOS
-    ///   should use as the thumbnail; Airship's SDK hides every other one. Airship has one
-    ///   `options` object for all attachments: the thumbnail's options are sent and apply to all.
+    /// iOS: the override carries `media_attachment`, which the device receives as
+    /// `com.urbanairship.media_attachment`:
     ///
-    /// The device receives the object as `com.urbanairship.media_attachment`.
+    /// - one attachment (`single`, the default): `url` (a string) and
+    ///   `options {crop {x, y, width, height}, time, hidden}`;
+    /// - several (`multi`, opt-in): `urls [{url, url_id}]` and `thumbnail_id`, the `url_id` of the
+    ///   attachment iOS should use as the thumbnail. Airship has one `options` object for all
+    ///   attachments: the thumbnail's options are sent and apply to all. Airship's SDK adds the
+    ///   attachments as their downloads finish, so their order is not kept (a warning says so).
     ///
-    /// Android: `device_types` names both platforms; the Android override's
-    /// `style {type: big_picture, big_picture: url}` is the Android image (Airship's SDK also shows
-    /// it, centre-cropped, as the collapsed large icon; the override has no large-icon URL).
+    /// Android and Amazon: the override's `style {type: big_picture, big_picture: url}` is the
+    /// Android image (Airship's SDK also shows it, centre-cropped, as the collapsed large icon;
+    /// the override has no large-icon URL). Amazon gets only a still JPEG or PNG.
+    ///
+    /// Web: the override's `icon {url}` (the square thumbnail) and `image {url}` (the Android
+    /// image), still JPEGs or PNGs.
     static func airship(_ c: FormatContext) throws(PayloadError) -> Payload {
-        var notification: [String: PayloadJSON] = ["alert": .string(c.text.body ?? c.text.title!)]
+        var notification: [String: PayloadJSON] = ["alert": .string(c.alertString)]
         var ios: [String: PayloadJSON] = [:]
-        if let title = c.text.title, c.text.body != nil { ios["title"] = .string(title) }
+        let title: PayloadJSON? = c.text.body != nil ? c.text.title.map(PayloadJSON.string) : nil
+        if c.has(.ios), let title { ios["title"] = title }
         var carries: [PayloadAttachment] = []
         if !c.selected.isEmpty {
             var media: [String: PayloadJSON] = [:]
@@ -44,17 +51,42 @@ extension PayloadBuilder {
             ios["media_attachment"] = .object(media)
         }
         if !ios.isEmpty { notification["ios"] = .object(ios) }
-        var android: [String: PayloadJSON] = [:]
-        if let title = c.text.title, c.text.body != nil { android["title"] = .string(title) }
         var warnings = carries.compactMap(\.extensionWarning)
-        if let image = c.android(.airship, limit: PayloadLimits.airshipAndroidImageBytes, key: "android.style.big_picture", warnings: &warnings) {
-            android["style"] = .object(["type": .string("big_picture"), "big_picture": .string(image.url)])
+        let limit = PayloadLimits.airshipAndroidImageBytes
+        if c.has(.android) {
+            var android: [String: PayloadJSON] = [:]
+            if let title { android["title"] = title }
+            if let image = c.android(.airship, limit: limit, key: "android.style.big_picture", warnings: &warnings) {
+                android["style"] = bigPicture(image)
+            }
+            if !android.isEmpty { notification["android"] = .object(android) }
         }
-        if !android.isEmpty { notification["android"] = .object(android) }
-        let json: [String: PayloadJSON] = [
-            "device_types": .array([.string("ios"), .string("android")]), "notification": .object(notification),
-        ]
+        if c.has(.amazon) {
+            var amazon: [String: PayloadJSON] = [:]
+            if let title { amazon["title"] = title }
+            if let image = c.still(.image, for: .amazon, .airship, limit: limit, key: "amazon.style.big_picture", warnings: &warnings) {
+                amazon["style"] = bigPicture(image)
+            }
+            if !amazon.isEmpty { notification["amazon"] = .object(amazon) }
+        }
+        if c.has(.web) {
+            var web: [String: PayloadJSON] = [:]
+            if let title { web["title"] = title }
+            if let icon = c.still(.icon, for: .web, .airship, limit: .max, key: "web.icon", warnings: &warnings) {
+                web["icon"] = .object(["url": .string(icon.url)])
+            }
+            if let image = c.still(.image, for: .web, .airship, limit: .max, key: "web.image", warnings: &warnings) {
+                web["image"] = .object(["url": .string(image.url)])
+            }
+            if !web.isEmpty { notification["web"] = .object(web) }
+        }
+        let deviceTypes = PayloadFormat.airship.platforms.filter(c.has).map { PayloadJSON.string($0.rawValue) }
+        let json: [String: PayloadJSON] = ["device_types": .array(deviceTypes), "notification": .object(notification)]
         return c.payload(.airship, json, carries: carries, warnings: warnings)
+    }
+
+    private static func bigPicture(_ image: PayloadAttachment) -> PayloadJSON {
+        .object(["type": .string("big_picture"), "big_picture": .string(image.url)])
     }
 
     private static func airshipOptions(_ a: PayloadAttachment, includeHidden: Bool) -> PayloadJSON? {

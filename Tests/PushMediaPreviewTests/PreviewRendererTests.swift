@@ -81,7 +81,8 @@ struct PreviewRendererTests {
     @Test func imagesAreRelativeToThePageFolder() {
         let manifest = Sample.manifest([Sample.image("a.jpg", thumbFile: "t #1.jpg", expandedFile: "e.jpg")])
         let same = render(manifest)
-        #expect(same.attributeValues("src").sorted() == ["e.jpg", "e.jpg", "e.jpg", "t%20%231.jpg", "t%20%231.jpg"])
+        // Two banners and the web icon show the thumbnail.
+        #expect(same.attributeValues("src").sorted() == ["e.jpg", "e.jpg", "e.jpg", "t%20%231.jpg", "t%20%231.jpg", "t%20%231.jpg"])
         let sibling = render(manifest, page: URL(fileURLWithPath: "/campaign/review"))
         #expect(sibling.attributeValues("src").allSatisfy { $0.hasPrefix("../out/") })
         #expect(sibling.contains(#"src="../out/t%20%231.jpg""#))
@@ -275,14 +276,33 @@ struct PreviewRendererTests {
         #expect(html.contains(#"data-seconds="0.576""#), "12 KB + 60 KB at 1 Mbit/s")
     }
 
+    @Test("the web card: the square thumbnail as icon and the Android image below, still JPEGs and PNGs only")
+    func webCards() {
+        var photo = Sample.image("a.jpg")
+        photo.attachments.append(
+            PushMediaModel.Attachment(
+                identifier: "android", role: .android, file: "andr-android.jpg", typeHint: "public.jpeg", fileExtension: "jpg",
+                mimeType: "image/jpeg", bytes: 90_000, sha256: String(repeating: "e", count: 64), width: 1024, height: 512,
+                options: .init(thumbnailHidden: false)))
+        // A GIF thumbnail is never a web icon; without an Android image there is no web image.
+        let gif = Sample.image("b.gif", thumbFile: "bbbb-thumb.gif", ext: "gif")
+        let html = render(Sample.manifest([photo, gif]))
+        #expect(html.occurrences(of: #"data-platform="web""#) == 2)
+        #expect(html.contains(#"<div class="web-icon"><img src="aaaa-thumb.jpg" alt="web icon aaaa-thumb.jpg"></div>"#))
+        #expect(html.contains(#"<div class="web-image"><img src="andr-android.jpg" alt="web image andr-android.jpg"></div>"#))
+        #expect(html.occurrences(of: #"class="web-icon""#) == 1 && html.occurrences(of: #"class="web-image""#) == 1)
+        #expect(html.contains("Chrome on Windows and Android: icon 300×300, image 1024×512"))
+        #expect(html.contains("No still image: Chrome shows the text alone"))
+    }
+
     @Test func titleAndBodyAppearInEveryCard() {
         let html = PreviewRenderer(title: "Spring sale", body: "Half price until Sunday").render(
             manifest: Sample.manifest([Sample.image("a.jpg"), Sample.movie("b.mp4")]),
             pageDirectory: out, manifestDirectory: out)
         // a.jpg: two banners + expanded; b.mp4: one banner (no thumbnail file) + expanded; and
-        // each an Android card (text only: these items have no Android image).
-        #expect(html.occurrences(of: #"<div class="title">Spring sale</div>"#) == 7)
-        #expect(html.occurrences(of: #"<div class="body">Half price until Sunday</div>"#) == 7)
+        // each an Android card (text only: these items have no Android image) and a web card.
+        #expect(html.occurrences(of: #"<div class="title">Spring sale</div>"#) == 9)
+        #expect(html.occurrences(of: #"<div class="body">Half price until Sunday</div>"#) == 9)
         #expect(html.occurrences(of: #"data-android="none""#) == 2)
         let defaults = render(Sample.manifest([Sample.image("a.jpg")]))
         #expect(defaults.contains(#"<div class="title">\#(PreviewRenderer.defaultTitle)</div>"#))

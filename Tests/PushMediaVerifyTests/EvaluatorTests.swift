@@ -252,6 +252,19 @@ struct EvaluatorTests {
         #expect(gaveUp.problem?.fix.contains("400 of 1,000 bytes had arrived after 20.00 s") == true, "\(gaveUp)")
     }
 
+    @Test("the web's cut-off: a web push image late past 90 s is slow_for_web, within it ok")
+    func webLateness() {
+        let target = Self.jpeg(
+            .android, url: "https://cdn.example.com/x-android.jpg", bytes: 1000, rules: [.fcmImage(seconds: 5), .web(seconds: 90)])
+        var o = Cases.clean(target)
+        o.seconds = 60
+        #expect(Evaluator.evaluate(target, o).problems.map(\.code) == [.slowForFCM])
+        o.seconds = 91
+        let late = Evaluator.evaluate(target, o)
+        #expect(late.problems.map(\.code) == [.slowForFCM, .slowForWeb])
+        #expect(late.problems.last?.fix.contains("over the browser's cut-off for its images (90.00 s)") == true, "\(late)")
+    }
+
     @Test("FCM's image: Content-Length present and at most 1 MiB")
     func fcmImage() {
         let target = Self.jpeg(.expanded, url: "https://cdn.example.com/x-expanded.jpg", bytes: 1000, rules: [.fcmImage(seconds: 5)])

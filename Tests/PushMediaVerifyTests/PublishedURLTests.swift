@@ -62,6 +62,18 @@ struct PublishedURLTests {
         #expect(urls.map(\.rules) == [[.iOS(seconds: 8)], [.iOS(seconds: 8)], [.fcmImage(seconds: 2)]])
     }
 
+    @Test("with the web: the thumbnail and the Android image (the web icon and image) are held to the browser's 90 s too")
+    func webPlatform() throws {
+        let web = VerifyLimits(webSeconds: VerifyLimits.chromiumWebSeconds)
+        let urls = try PublishedURL.urls(of: Items.image("a.jpg", seconds: 12.5), builder: PayloadBuilder(), limits: web)
+        #expect(urls.map(\.role) == [.thumbnail, .expanded, .android])
+        #expect(urls.map(\.rules) == [[.iOS(seconds: 12.5), .web(seconds: 90)], [.iOS(seconds: 12.5)], [.fcmImage(seconds: 5), .web(seconds: 90)]])
+        #expect(urls[2].deadline == 90, "the fetch waits for the longest cut-off")
+        #expect(DownloadRule.web(seconds: 90).name == "web")
+        let video = try PublishedURL.urls(of: Items.video("v.mp4"), builder: PayloadBuilder(), limits: web)
+        #expect(video.first { $0.role == .media }?.rules == [.iOS(seconds: Items.video("v.mp4").deliveryTargetSeconds)])
+    }
+
     @Test func failedItemsPublishNothing() throws {
         #expect(try PublishedURL.urls(of: Items.failed("x.jpg"), builder: PayloadBuilder(), limits: limits).isEmpty)
     }

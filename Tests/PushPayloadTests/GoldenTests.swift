@@ -7,28 +7,44 @@ import Testing
 /// change, run with `PUSHMEDIA_UPDATE_GOLDEN=1`, review the diff, and run again.
 @Suite("Golden payloads")
 struct GoldenTests {
-    static let cases: [(name: String, item: Item, format: PayloadFormat, mode: PayloadMode)] =
+    typealias Case = (name: String, item: Item, format: PayloadFormat, mode: PayloadMode, platforms: [PayloadPlatform]?)
+
+    static let cases: [Case] =
         PayloadFormat.allCases.flatMap { format in
-            PayloadMode.allCases.map { mode in ("\(format.rawValue)-\(mode.rawValue)-image", Fixtures.image, format, mode) }
-        } + [
-            ("apns-multi-video", Fixtures.video, .apns, .multi),
-            ("apns-single-video", Fixtures.video, .apns, .single),
-            ("braze-single-video", Fixtures.video, .braze, .single),
-            ("airship-single-video", Fixtures.video, .airship, .single),
-            ("fcm-single-video", Fixtures.video, .fcm, .single),
-            ("apns-multi-audio", Fixtures.audio, .apns, .multi),
-            ("apns-single-gif", Fixtures.gif, .apns, .single),
-            ("apns-multi-failed", Fixtures.failed, .apns, .multi),
-            ("airship-multi-failed", Fixtures.failed, .airship, .multi),
-            ("onesignal-multi-failed", Fixtures.failed, .onesignal, .multi),
-            ("fcm-multi-failed", Fixtures.failed, .fcm, .multi),
-        ]
+            PayloadMode.allCases.map { mode in ("\(format.rawValue)-\(mode.rawValue)-image", Fixtures.image, format, mode, nil) }
+        } + defaultPlatformCases.map { ($0.name, $0.item, $0.format, $0.mode, nil) } + platformCases
+
+    /// Every platform each format reaches.
+    static let platformCases: [Case] = [
+        ("fcm-single-image-all", Fixtures.image, .fcm, .single, PayloadFormat.fcm.platforms),
+        ("fcm-single-gif-all", Fixtures.gif, .fcm, .single, PayloadFormat.fcm.platforms),
+        ("onesignal-single-image-all", Fixtures.image, .onesignal, .single, PayloadFormat.onesignal.platforms),
+        ("onesignal-single-video-all", Fixtures.video, .onesignal, .single, PayloadFormat.onesignal.platforms),
+        ("braze-single-image-all", Fixtures.image, .braze, .single, PayloadFormat.braze.platforms),
+        ("airship-single-image-all", Fixtures.image, .airship, .single, PayloadFormat.airship.platforms),
+        ("airship-single-gif-all", Fixtures.gif, .airship, .single, PayloadFormat.airship.platforms),
+    ]
+
+    static let defaultPlatformCases: [(name: String, item: Item, format: PayloadFormat, mode: PayloadMode)] = [
+        ("apns-multi-video", Fixtures.video, .apns, .multi),
+        ("apns-single-video", Fixtures.video, .apns, .single),
+        ("braze-single-video", Fixtures.video, .braze, .single),
+        ("airship-single-video", Fixtures.video, .airship, .single),
+        ("fcm-single-video", Fixtures.video, .fcm, .single),
+        ("apns-multi-audio", Fixtures.audio, .apns, .multi),
+        ("apns-single-gif", Fixtures.gif, .apns, .single),
+        ("apns-multi-failed", Fixtures.failed, .apns, .multi),
+        ("airship-multi-failed", Fixtures.failed, .airship, .multi),
+        ("onesignal-multi-failed", Fixtures.failed, .onesignal, .multi),
+        ("fcm-multi-failed", Fixtures.failed, .fcm, .multi),
+    ]
 
     @Test("payload matches its golden file", arguments: cases.map(\.name))
     func golden(name: String) throws {
         let c = Self.cases.first { $0.name == name }!
         var builder = Fixtures.builder
         builder.mode = c.mode
+        builder.platforms = c.platforms
         let payload = try builder.build(c.item, format: c.format)
         let actual = payload.prettyString + "\n"
         let url = Fixtures.goldenURL(name)

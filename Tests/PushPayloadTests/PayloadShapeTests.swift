@@ -108,7 +108,7 @@ struct PayloadShapeTests {
         #expect((apns["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
         #expect(
             data as? [String: String] == [
-                "adb_title": "Spring sale", "adb_body": "Everything 30% off until Sunday", "adb_image": androidURL, "adb_large_icon": thumbURL,
+                "adb_title": "Spring sale", "adb_body": "Everything 30% off until Sunday", "adb_image": androidURL,
             ])
         #expect(parts(try build(Fixtures.audio, .adobe, .single)).apns["adb_media"] as? String == Fixtures.base + "c0ffee11-media.m4a")
     }

@@ -14,13 +14,15 @@ struct VerifyCommand: AsyncParsableCommand {
         usage: """
             pushmedia verify --manifest <file> [--base-url <url>] [--json] [--concurrency <n>]
                      [--ca-file <pem>] [--allow-host <host[:port]>] [--ios-seconds <s>] [--fcm-seconds <s>]
+                     [--platforms <list>]
             """,
         discussion: """
             For every ok item, each URL a payload names (the iOS attachments, the movie or \
             audio, the image FCM's Android SDK shows) is fetched as the phone does: https only, \
             the certificate checked, redirects followed but never to http, a GET with the SDK's \
             headers, the body compared with the manifest's size and SHA-256, the time to the \
-            last byte with each downloader's cut-off. Prints the URLs a phone would drop first, \
+            last byte with each downloader's cut-off. With --platforms …,web the web push image \
+            and icon are held to the browser's 90 s too. Prints the URLs a phone would drop first, \
             each with its fix; --json prints NDJSON, a line per URL and a summary last \
             (docs/verify.schema.json). See docs/storage.md.
 
@@ -54,6 +56,12 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds FCM's Android SDK gives its image (default 5, the SDK's).")
     var fcmSeconds: Double = 5
 
+    @Option(
+        name: .long,
+        help: "The platforms the payloads address, as `payload --platforms` takes them; with web, the web image and icon are held to Chrome's 90 s."
+    )
+    var platforms: String?
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -65,6 +73,9 @@ struct VerifyCommand: AsyncParsableCommand {
             if let value, !(value >= shortest && value <= longest) {
                 throw ValidationError("\(flag) must be \(shortest) to \(Int(longest)) seconds, got \(value)")
             }
+        }
+        if let platforms, case .failure(let unknown) = PayloadPlatform.list(platforms) {
+            throw ValidationError("--platforms: \"\(unknown.name)\" is not a platform; give some of ios, android, web, huawei, amazon")
         }
         for host in allowHosts where Self.authority(host) == nil {
             throw ValidationError(
@@ -83,7 +94,8 @@ struct VerifyCommand: AsyncParsableCommand {
             printError("error: cannot read manifest \(manifest)")
             throw ExitCode(2)
         }
-        let limits = VerifyLimits(iOSSeconds: iosSeconds, fcmSeconds: fcmSeconds)
+        let web = platforms.flatMap { try? PayloadPlatform.list($0).get() }?.contains(.web) == true
+        let limits = VerifyLimits(iOSSeconds: iosSeconds, fcmSeconds: fcmSeconds, webSeconds: web ? VerifyLimits.chromiumWebSeconds : nil)
         let builder = PayloadBuilder(baseURL: baseURL)
         // A first pass counts the URLs (for progress) and collects the hosts they name: the only
         // ones verify visits.
