@@ -62,7 +62,7 @@ struct HostileManifestTests {
             #expect(verify.status == 2, "\(name): \(verify.status) \(verify.error)")
             #expect(verify.error.contains("line 2") && verify.error.contains(field), "\(name): \(verify.error)")
             let payload = try await Support.pushmedia(
-                ["payload", "--manifest", file.path, "--item", item.source, "--format", "apns"], in: folder)
+                ["payload", "--manifest", file.path, "--item", item.source, "--format", "apns", "--title", "Sale"], in: folder)
             #expect(payload.status != 0 && payload.status < 128, "\(name): payload \(payload.status) \(payload.error)")
             #expect(payload.error.contains(field), "\(name): \(payload.error)")
             let preview = try await Support.pushmedia(

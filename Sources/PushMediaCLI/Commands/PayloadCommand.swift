@@ -10,8 +10,9 @@ struct PayloadCommand: ParsableCommand {
         commandName: "payload",
         abstract: "Print the push payload that sends one manifest item's attachments (or every item's, --all).",
         usage: """
-            pushmedia payload --manifest <file> (--item <source> | --all) --format <format>
-                     [--title <t>] [--body <b>] [--mode <mode>] [--platforms <list>] [--base-url <url>]
+            pushmedia payload --manifest <file> (--item <source> | --all)
+                     --format <format> [--title <t>] [--body <b>] [--mode <mode>]
+                     [--platforms <list>] [--base-url <url>]
                      [--animated-android-image] [--pretty]
             """,
         discussion: """
