@@ -1,6 +1,7 @@
 import Foundation
 import PushMedia
 import PushMediaModel
+import PushMediaQueue
 
 /// What a `process` run removes from its output folder once its manifest is written: the files
 /// its own campaign stored there (its ``OutputLedger``) that the manifest no longer names (the
@@ -47,6 +48,26 @@ struct OutputSweep {
             let code = errno
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO, userInfo: [NSFilePathErrorKey: ledger.file.path])
         }
+    }
+
+    /// The files (by their paths' hashes) that the results of the other campaigns of this output
+    /// folder's queue name, for those campaigns with no ledger: their runs were of a version
+    /// without ledgers, so only their results say which files are theirs.
+    static func filesOfCampaignsWithoutLedgers(queue: some JobQueue, state: URL, besides campaign: String) async throws -> Set<Int> {
+        var files = Set<Int>()
+        for other in try await queue.countsByCampaign() where other.campaign != campaign {
+            let ledger = OutputLedger.of(campaign: other.campaign, inState: state).file
+            guard !FileManager.default.fileExists(atPath: ledger.path),
+                !FileManager.default.fileExists(atPath: ledger.appendingPathExtension("next").path)
+            else { continue }
+            try await queue.forEachPage(campaign: other.campaign) { page in
+                for job in page {
+                    guard let result = job.result, let item = try? Item.decode(from: result) else { continue }
+                    for attachment in item.attachments { files.insert(attachment.file.hashValue) }
+                }
+            }
+        }
+        return files
     }
 
     /// Whether `path` is one ``OutputStore`` makes: an output name in the folder itself, or in

@@ -298,7 +298,7 @@ public struct QueuedBatch: Sendable {
         var removed = 0
         if let sweep {
             do {
-                let kept = try await Self.filesOfCampaignsWithoutLedgers(queue: queue, state: state, besides: campaign)
+                let kept = try await OutputSweep.filesOfCampaignsWithoutLedgers(queue: queue, state: state, besides: campaign)
                 try sweep.run(referenced: referenced, kept: kept, removed: &removed)
             } catch {
                 logger.warning(
@@ -334,56 +334,6 @@ public struct QueuedBatch: Sendable {
             summary: summary, ms: (ContinuousClock.now - started).milliseconds, removedFiles: removed)
         return Result(summary: event, failed: failed, manifestFile: bucket == nil ? outputDirectory.appendingPathComponent(Self.manifestName) : nil)
     }
-    /// The files (by their paths' hashes) that the results of the other campaigns of this output
-    /// folder's queue name, for those campaigns with no ledger: their runs were of a version
-    /// without ledgers, so only their results say which files are theirs.
-    static func filesOfCampaignsWithoutLedgers(queue: SQLiteJobQueue, state: URL, besides campaign: String) async throws -> Set<Int> {
-        var files = Set<Int>()
-        for other in try await queue.countsByCampaign() where other.campaign != campaign {
-            let ledger = OutputLedger.of(campaign: other.campaign, inState: state).file
-            guard !FileManager.default.fileExists(atPath: ledger.path),
-                !FileManager.default.fileExists(atPath: ledger.appendingPathExtension("next").path)
-            else { continue }
-            try await queue.forEachPage(campaign: other.campaign) { page in
-                for job in page {
-                    guard let result = job.result, let item = try? Item.decode(from: result) else { continue }
-                    for attachment in item.attachments { files.insert(attachment.file.hashValue) }
-                }
-            }
-        }
-        return files
-    }
-
-    /// The size and modification time of a job's source file under the input folder (by its
-    /// path's bytes, `lstat`: the link itself for a symbolic link); nil when it cannot be examined.
-    private func attributes(ofJobSource source: String) -> (size: Int, modified: Date)? {
-        guard let relative = EscapedPath(jobSource: source).bytes else { return nil }
-        let path = Array(inputDirectory.path.utf8) + [UInt8(ascii: "/")] + relative
-        var info = stat()
-        guard lstat(path.map { CChar(bitPattern: $0) } + [0], &info) == 0 else { return nil }
-        let modified = Date(
-            timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1_000_000_000)
-        return (Int(info.st_size), modified)
-    }
-
-    /// Whether a finished job's source file changed since: modified after the job finished, or,
-    /// like rsync's quick check, a size other than the bytes the job read (a replacement unpacked
-    /// from an archive or copied with `cp -p` keeps an older modification time).
-    static func sourceChanged(job: Job, size: Int?, modified: Date?) -> Bool {
-        guard job.state.isTerminal else { return false }
-        if let modified, let finished = job.finishedAt, modified > finished { return true }
-        let read = job.result.flatMap { try? Item.decode(from: $0) }?.sourceBytes
-        if let size, let read, size != read { return true }
-        return false
-    }
-
-    /// Whether a finished job should have a result (it succeeded, or failed with an item that says
-    /// why) and has none that decodes. A dead job has none by design: its last error is the item.
-    static func resultUnreadable(job: Job) -> Bool {
-        guard job.state == .succeeded || job.state == .failed else { return false }
-        guard let result = job.result else { return true }
-        return (try? Item.decode(from: result)) == nil
-    }
 
     /// Numbers finished items and hands their events on, one at a time and in the order of their
     /// numbers, from whichever task finished them.
@@ -403,30 +353,4 @@ public struct QueuedBatch: Sendable {
             onEvent(.item(event(done)))
         }
     }
-}
-
-/// An exclusive lock on a file (`flock`), held while one `process` run uses an output folder.
-final class RunLock {
-    private var descriptor: Int32
-
-    init(path: String) throws {
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw QueuedBatch.Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))")
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            descriptor = -1
-            throw QueuedBatch.Failure(description: "another pushmedia process is using \(path) (its output folder is busy)")
-        }
-    }
-
-    func release() {
-        guard descriptor >= 0 else { return }
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
-        descriptor = -1
-    }
-
-    deinit { release() }
 }
