@@ -170,6 +170,9 @@ struct EvaluatorTests {
         ("untrusted", .certificateUntrusted, { _, o in o.failure = .certificateUntrusted("CERTIFICATE_VERIFY_FAILED") }),
         ("tls", .tlsFailed, { _, o in o.failure = .tls("handshake failed") }),
         ("refused", .connectionFailed, { _, o in o.failure = .connection("connection refused") }),
+        ("garbled", .invalidResponse, { _, o in o.failure = .invalidResponse("its Content-Length is not a usable number") }),
+        // The file's own bytes, labelled with a coding no downloader offered.
+        ("br", .unofferedEncoding, { _, o in o.contentEncoding = "br" }),
         (
             "silent", .noResponse,
             { _, o in
